@@ -1,0 +1,76 @@
+"""nehanda: an agentic command-line assistant whose tool calls work on any model.
+
+The package root stays import-light so that ``nehanda --help`` starts instantly; the
+public names below are the values a plugin or embedding program needs.
+"""
+
+from nehanda.errors import (
+    AuthenticationError,
+    ConfigError,
+    ContextTooLongError,
+    NehandaError,
+    PermissionDenied,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderStatusError,
+    ProviderTimeout,
+    RateLimitError,
+    StreamProtocolError,
+    ToolCallFormatError,
+    ToolError,
+    ToolsUnsupportedError,
+)
+from nehanda.events import (
+    MessageEnd,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCallProblem,
+    ToolUseArgsDelta,
+    ToolUseEnd,
+    ToolUseStart,
+)
+from nehanda.types import (
+    Message,
+    ReasoningPart,
+    TextPart,
+    ToolResult,
+    ToolSpec,
+    ToolUse,
+    Usage,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AuthenticationError",
+    "ConfigError",
+    "ContextTooLongError",
+    "Message",
+    "MessageEnd",
+    "NehandaError",
+    "PermissionDenied",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderStatusError",
+    "ProviderTimeout",
+    "RateLimitError",
+    "ReasoningDelta",
+    "ReasoningPart",
+    "StreamEvent",
+    "StreamProtocolError",
+    "TextDelta",
+    "TextPart",
+    "ToolCallFormatError",
+    "ToolCallProblem",
+    "ToolError",
+    "ToolResult",
+    "ToolSpec",
+    "ToolUse",
+    "ToolUseArgsDelta",
+    "ToolUseEnd",
+    "ToolUseStart",
+    "ToolsUnsupportedError",
+    "Usage",
+    "__version__",
+]

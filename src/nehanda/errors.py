@@ -1,0 +1,109 @@
+"""Every error nehanda raises, in one tree.
+
+```
+NehandaError
+├─ ConfigError                      settings file problems, with file:line
+├─ ProviderError(provider, model)
+│  ├─ ProviderConnectionError ─ ProviderTimeout
+│  ├─ ProviderStatusError(status, body) ─ AuthenticationError, RateLimitError,
+│  │                                      ContextTooLongError
+│  ├─ ToolsUnsupportedError         "does not support tools" -> rescue fallback
+│  └─ StreamProtocolError           bad chunk, stream ended without its final event
+├─ ToolCallFormatError(raw, reply)  carries the message to send back to the model
+├─ ToolError(tool_name)             becomes ToolResult(is_error=True)
+└─ PermissionDenied(tool_use)
+```
+
+Callers catch broadly (``ProviderError``) and recover narrowly
+(``ToolsUnsupportedError`` switches the turn to rescue mode).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nehanda.types import ToolUse
+
+
+class NehandaError(Exception):
+    """The root of every error nehanda raises on purpose."""
+
+
+class ConfigError(NehandaError):
+    """A settings file or flag is wrong; the message names the file and line."""
+
+
+class ProviderError(NehandaError):
+    def __init__(self, message: str, *, provider: str = "", model: str = "") -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.model = model
+
+
+class ProviderConnectionError(ProviderError):
+    """The server could not be reached (refused, DNS, TLS, reset before an answer)."""
+
+
+class ProviderTimeout(ProviderConnectionError):
+    """Connecting took too long, or the stream went quiet for longer than allowed."""
+
+
+class ProviderStatusError(ProviderError):
+    """The server answered with an HTTP error status."""
+
+    def __init__(
+        self, message: str, *, status: int, body: str = "", provider: str = "", model: str = ""
+    ) -> None:
+        super().__init__(message, provider=provider, model=model)
+        self.status = status
+        self.body = body
+
+
+class AuthenticationError(ProviderStatusError):
+    """401 or 403: the API key is missing, wrong or lacks access."""
+
+
+class RateLimitError(ProviderStatusError):
+    """429 (or an overloaded answer) that outlasted the retries."""
+
+
+class ContextTooLongError(ProviderStatusError):
+    """The request does not fit the model's context window."""
+
+
+class ToolsUnsupportedError(ProviderError):
+    """The server or model refused native tools; the engine retries in rescue mode."""
+
+
+class StreamProtocolError(ProviderError):
+    """A chunk could not be read, or the stream ended without its final event.
+
+    No tool call from such a stream runs: the response may be cut short.
+    """
+
+
+class ToolCallFormatError(NehandaError):
+    """Model text that looked like a tool call but could not be read as one."""
+
+    def __init__(self, raw: str, reply: str) -> None:
+        super().__init__(reply)
+        self.raw = raw
+        self.reply = reply
+
+
+class ToolError(NehandaError):
+    """A tool failed; the engine turns this into ``ToolResult(is_error=True)``."""
+
+    def __init__(self, tool_name: str, message: str) -> None:
+        super().__init__(message)
+        self.tool_name = tool_name
+
+
+class PermissionDenied(NehandaError):
+    """A tool call was not allowed to run."""
+
+    def __init__(self, tool_use: ToolUse, reason: str) -> None:
+        super().__init__(reason)
+        self.tool_use = tool_use
+        self.reason = reason

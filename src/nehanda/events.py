@@ -1,0 +1,74 @@
+"""The one event vocabulary every provider streams, native or rescue alike.
+
+A response is a sequence of these events ending with ``MessageEnd``. Tool calls are
+announced by ``ToolUseStart``, may grow through ``ToolUseArgsDelta`` fragments, and
+always finish with ``ToolUseEnd`` carrying the complete ``ToolUse``: nothing after
+the provider layer needs to know which path produced a call. ``ToolCallProblem``
+reports text that looked like a call but could not become one (unknown tool,
+irreparable JSON, truncated block), with a message fit to send back to the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from nehanda.types import ToolUse, Usage
+
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]
+ProblemKind = Literal["unknown_tool", "invalid_json", "truncated", "repaired", "duplicate_key", "echo"]
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolUseStart:
+    index: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ToolUseArgsDelta:
+    index: int
+    fragment: str
+
+
+@dataclass(frozen=True)
+class ToolUseEnd:
+    index: int
+    tool_use: ToolUse
+
+
+@dataclass(frozen=True)
+class ToolCallProblem:
+    """A block that looked like a call but was dropped (or repaired, see ``kind``)."""
+
+    kind: ProblemKind
+    message: str
+    raw: str = ""
+
+
+@dataclass(frozen=True)
+class MessageEnd:
+    stop_reason: StopReason
+    usage: Usage = Usage()
+
+
+StreamEvent = (
+    TextDelta
+    | ReasoningDelta
+    | ToolUseStart
+    | ToolUseArgsDelta
+    | ToolUseEnd
+    | ToolCallProblem
+    | MessageEnd
+)

@@ -1,0 +1,1 @@
+"""Provider adapters: one module per wire API, all streaming the same events."""

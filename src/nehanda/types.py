@@ -1,0 +1,110 @@
+"""The conversation model: pure values with no I/O, identity or storage.
+
+A conversation is a list of ``Message``s; each message is a role and a tuple of
+parts. A ``ToolUse`` is the one shape every tool call takes, whichever path (native
+structured calls or rescue text parsing) produced it, and every ``ToolUse`` is
+answered by exactly one ``ToolResult`` with the same id.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+Origin = Literal["native", "rescue"]
+JsonObject = dict[str, Any]
+
+
+def new_call_id() -> str:
+    """An id for a call that arrived without one (rescue calls, Ollama calls)."""
+    return "call_" + secrets.token_hex(12)
+
+
+@dataclass(frozen=True)
+class TextPart:
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningPart:
+    """Reasoning the model showed; ``signature`` is kept for APIs that verify it."""
+
+    text: str
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """One tool call the model asked for.
+
+    ``input_error`` is set when the call was recognised but its arguments could not
+    be read (invalid JSON, say): the engine answers it with that message as an error
+    result instead of running it. ``unclosed`` marks a rescue call whose block had
+    no closing delimiter although its JSON value was complete, so the engine can
+    apply its truncation policy.
+    """
+
+    id: str
+    name: str
+    input: JsonObject = field(default_factory=dict)
+    origin: Origin = "native"
+    input_error: str | None = None
+    unclosed: bool = False
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+Part = TextPart | ReasoningPart | ToolUse | ToolResult
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    parts: tuple[Part, ...] = ()
+
+    @classmethod
+    def text_message(cls, role: Role, text: str) -> Message:
+        return cls(role, (TextPart(text),))
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if isinstance(p, TextPart))
+
+    @property
+    def tool_uses(self) -> list[ToolUse]:
+        return [p for p in self.parts if isinstance(p, ToolUse)]
+
+    @property
+    def tool_results(self) -> list[ToolResult]:
+        return [p for p in self.parts if isinstance(p, ToolResult)]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What the model is told about a tool; ``input_schema`` is a JSON Schema object."""
+
+    name: str
+    description: str
+    input_schema: JsonObject
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+        )
+
+    def as_dict(self) -> dict[str, int]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
