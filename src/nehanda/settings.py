@@ -1,14 +1,28 @@
-"""Layered settings: defaults < user file < project file < environment < flags."""
+"""Layered settings: defaults < user file < project file < environment < flags.
+
+The user file is ``$XDG_CONFIG_HOME/nehanda/settings.toml``, the project file
+``.nehanda/settings.toml`` in the workspace. A file that cannot be read is a
+``ConfigError`` naming the file and line; nothing silently falls back. API key
+values never live here: a provider names the environment variable that holds its key.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import tomllib
 from collections.abc import Mapping
-from typing import Literal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from nehanda.errors import ConfigError
+from nehanda.model_config import PROFILES, profile_for
 
 ProviderType = Literal["openai", "lmstudio", "vllm", "ollama", "anthropic", "nehanda"]
+PROVIDER_TYPES: tuple[str, ...] = tuple(PROFILES)
 
 
 class ProviderConfig(BaseModel):
@@ -31,3 +45,217 @@ class ProviderConfig(BaseModel):
         if not self.api_key_env:
             return None
         return environ.get(self.api_key_env) or None
+
+
+class ProviderEntry(BaseModel):
+    """A provider as written in a settings file; missing fields take the type's defaults."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: ProviderType
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    force_manual_tools: bool = False
+    connect_timeout: float = Field(default=10.0, gt=0)
+    read_timeout: float = Field(default=300.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+
+
+class SettingsFile(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    default_provider: str | None = None
+    max_turns: int = Field(default=50, ge=1)
+    providers: dict[str, ProviderEntry] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Flags:
+    """Command-line choices; ``None`` means the flag was not given."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    max_turns: int | None = None
+    force_manual_tools: bool = False
+
+
+@dataclass(frozen=True)
+class Settings:
+    default_provider: str | None = None
+    max_turns: int = 50
+    providers: dict[str, ProviderEntry] = field(default_factory=dict)
+    model: str | None = None
+    base_url: str | None = None
+    force_manual_tools: bool = False
+    sources: tuple[Path, ...] = ()
+
+
+def user_settings_path() -> Path:
+    from platformdirs import user_config_path
+
+    return user_config_path("nehanda") / "settings.toml"
+
+
+def project_settings_path(workspace: Path) -> Path:
+    return workspace / ".nehanda" / "settings.toml"
+
+
+def load_settings(
+    workspace: Path, flags: Flags = Flags(), environ: Mapping[str, str] = os.environ
+) -> Settings:
+    """Reads every layer and merges them; later layers win key by key."""
+    merged: dict[str, Any] = {}
+    sources: list[Path] = []
+    for path in (user_settings_path(), project_settings_path(workspace)):
+        layer = read_settings_file(path)
+        if layer is not None:
+            _deep_merge(merged, layer)
+            sources.append(path)
+    try:
+        parsed = SettingsFile.model_validate(merged)
+    except ValidationError as exc:  # only reachable through a merge of valid layers
+        raise ConfigError(f"settings: {exc}") from exc
+    max_turns = flags.max_turns or _env_int(environ, "NEHANDA_MAX_TURNS") or parsed.max_turns
+    return Settings(
+        default_provider=flags.provider or environ.get("NEHANDA_PROVIDER") or parsed.default_provider,
+        max_turns=max_turns,
+        providers=dict(parsed.providers),
+        model=flags.model or environ.get("NEHANDA_MODEL") or None,
+        base_url=flags.base_url,
+        force_manual_tools=flags.force_manual_tools,
+        sources=tuple(sources),
+    )
+
+
+def read_settings_file(path: Path) -> dict[str, Any] | None:
+    """The validated contents of one settings file, or ``None`` when it does not exist."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read settings file: {exc}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = _line_from_toml_error(str(exc))
+        where = f"{path}:{line}" if line else str(path)
+        raise ConfigError(f"{where}: invalid TOML: {exc}. Fix the file or move it aside.") from exc
+    try:
+        SettingsFile.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_describe_validation_error(path, text, exc)) from exc
+    return data
+
+
+def _env_int(environ: Mapping[str, str], name: str) -> int | None:
+    value = environ.get(name)
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ConfigError(f"{name}={value!r} is not a whole number") from None
+
+
+def _deep_merge(into: dict[str, Any], layer: Mapping[str, Any]) -> None:
+    for key, value in layer.items():
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            _deep_merge(into[key], value)
+        else:
+            into[key] = dict(value) if isinstance(value, Mapping) else value
+
+
+def _line_from_toml_error(message: str) -> int | None:
+    match = re.search(r"line (\d+)", message)
+    return int(match.group(1)) if match else None
+
+
+def _describe_validation_error(path: Path, text: str, exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    location = [str(part) for part in error["loc"]]
+    line = _line_of_key(text, location)
+    where = f"{path}:{line}" if line else str(path)
+    dotted = ".".join(location)
+    if error["type"] == "extra_forbidden":
+        return f"{where}: unknown setting {dotted!r}; check its spelling"
+    if error["type"] == "literal_error" and location[-1] == "type":
+        return f"{where}: {dotted} must be one of {', '.join(PROVIDER_TYPES)}"
+    return f"{where}: {dotted}: {error['msg']}"
+
+
+def _line_of_key(text: str, location: list[str]) -> int | None:
+    """The line where the last key of ``location`` is written, searched after its table."""
+    lines = text.splitlines()
+    start = 0
+    if len(location) >= 2:
+        table = re.compile(r"^\s*\[\s*" + r"\s*\.\s*".join(map(re.escape, location[:2])) + r"\s*\]")
+        start = next((i for i, line in enumerate(lines) if table.match(line)), 0)
+    key = re.compile(r"^\s*" + re.escape(location[-1]) + r"\s*=")
+    for number in range(start, len(lines)):
+        if key.match(lines[number]):
+            return number + 1
+    return start + 1 if start else None
+
+
+def resolve_named_provider(
+    settings: Settings, name: str, environ: Mapping[str, str] = os.environ
+) -> ProviderConfig:
+    """The provider called ``name`` in settings, or a provider type with its defaults."""
+    if name in settings.providers:
+        return _finish(name, settings.providers[name], settings, environ)
+    if name in PROFILES:
+        return _finish(name, ProviderEntry(type=name), settings, environ)  # type: ignore[arg-type]
+    known = sorted(settings.providers)
+    configured = f" Configured: {', '.join(known)}." if known else ""
+    raise ConfigError(
+        f"unknown provider {name!r}. Use a provider type ({', '.join(PROVIDER_TYPES)}) "
+        f"or a name from your settings file.{configured}"
+    )
+
+
+def _finish(
+    name: str, entry: ProviderEntry, settings: Settings, environ: Mapping[str, str]
+) -> ProviderConfig:
+    profile = profile_for(entry.type)
+    base_url = settings.base_url or entry.base_url or _default_base_url(entry.type, environ)
+    if not base_url:
+        raise ConfigError(
+            f"provider {name!r} has no base URL: set base_url in settings, "
+            f"{profile.base_url_env} in the environment, or pass --base-url"
+        )
+    return ProviderConfig(
+        name=name,
+        type=entry.type,
+        base_url=base_url.rstrip("/"),
+        model=settings.model or entry.model or profile.default_model,
+        api_key_env=entry.api_key_env or profile.api_key_env,
+        force_manual_tools=settings.force_manual_tools or entry.force_manual_tools,
+        connect_timeout=entry.connect_timeout,
+        read_timeout=entry.read_timeout,
+        max_retries=entry.max_retries,
+    )
+
+
+def _default_base_url(provider_type: str, environ: Mapping[str, str]) -> str | None:
+    profile = PROFILES[provider_type]
+    from_env = environ.get(profile.base_url_env) if profile.base_url_env else None
+    if provider_type == "ollama":
+        return normalize_ollama_host(from_env or "")
+    return from_env or profile.default_base_url
+
+
+def normalize_ollama_host(host: str) -> str:
+    """``OLLAMA_HOST`` as a URL: scheme and port added, a listen-all address made local."""
+    host = host.strip() or "127.0.0.1:11434"
+    if "://" not in host:
+        host = "http://" + host
+    scheme, rest = host.split("://", 1)
+    hostport = rest.split("/", 1)[0]
+    if hostport.startswith("0.0.0.0"):
+        hostport = "127.0.0.1" + hostport[len("0.0.0.0") :]
+    if not re.search(r":\d+$", hostport):
+        hostport += ":11434"
+    return f"{scheme}://{hostport}"

@@ -1,0 +1,79 @@
+"""The ``nehanda`` command: parses flags and hands over to the app; nothing more.
+
+Heavy modules are imported inside the commands so that ``nehanda --help`` is instant.
+Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from nehanda import __version__
+from nehanda.settings import Flags
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="nehanda")
+def cli() -> None:
+    """An agentic assistant whose tool calls work on any model."""
+
+
+@cli.command()
+@click.argument("prompt", required=False)
+@click.option("--provider", help="Provider name from settings, or a type: openai, lmstudio, vllm, ollama, anthropic, nehanda.")
+@click.option("--model", help="Model name to ask for.")
+@click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1.")
+@click.option("--max-turns", type=click.IntRange(min=1), help="Stop after this many model requests (default 50).")
+@click.option("--yes", "-y", is_flag=True, help="Approve every tool call without asking.")
+@click.option("--force-manual-tools", is_flag=True, help="Use rescue mode: tools described in the prompt, calls parsed from text.")
+@click.option("--output", "output_format", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True, help="text for people; json or stream-json for programs.")
+def run(
+    prompt: str | None,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    max_turns: int | None,
+    yes: bool,
+    force_manual_tools: bool,
+    output_format: str,
+) -> int:
+    """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin)."""
+    from nehanda.app import RunOptions, run_once
+
+    options = RunOptions(
+        prompt=_read_prompt(prompt),
+        flags=Flags(provider, model, base_url, max_turns, force_manual_tools),
+        output_format=output_format,
+        approve_all=yes,
+        workspace=Path.cwd().resolve(),
+    )
+    return run_once(options)
+
+
+def _read_prompt(prompt: str | None) -> str:
+    if prompt is not None and prompt != "-":
+        text = prompt
+    elif prompt == "-" or not sys.stdin.isatty():
+        text = sys.stdin.read()
+    else:
+        raise click.UsageError("give a prompt, e.g. nehanda run 'what does this project do?'")
+    if not text.strip():
+        raise click.UsageError("the prompt is empty")
+    return text
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        code = cli.main(args=argv, prog_name="nehanda", standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except (click.Abort, KeyboardInterrupt):
+        sys.stderr.write("\ninterrupted\n")
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

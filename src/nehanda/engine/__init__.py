@@ -1,0 +1,1 @@
+"""The engine: the turn loop, the native-or-rescue decision, the transcript."""

@@ -1,0 +1,44 @@
+"""Native or rescue tool calling: the specification's four activation rules, pure.
+
+Rescue (tool schemas in the system prompt, calls parsed from the model's text) is
+active when any rule holds; otherwise the provider's native tool calling is used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from nehanda.model_config import profile_for
+
+Mode = Literal["native", "rescue"]
+
+
+@dataclass(frozen=True)
+class ModeDecision:
+    mode: Mode
+    reason: str
+
+
+def decide_mode(
+    provider_type: str,
+    *,
+    force_manual_tools: bool = False,
+    native_tools: bool | None = None,
+    tools_refused: bool = False,
+) -> ModeDecision:
+    """Picks the tool-calling path.
+
+    ``native_tools`` is what the provider detected for the model (``None``: it cannot
+    tell in advance); ``tools_refused`` is true once the provider has answered that
+    the model does not support tools.
+    """
+    if force_manual_tools:
+        return ModeDecision("rescue", "force_manual_tools is set for this provider")
+    if profile_for(provider_type).forces_rescue:
+        return ModeDecision("rescue", f"the {provider_type} endpoint does not accept native tools")
+    if native_tools is False:
+        return ModeDecision("rescue", "the model does not advertise native tool support")
+    if tools_refused:
+        return ModeDecision("rescue", "the provider answered that the model does not support tools")
+    return ModeDecision("native", "the provider accepts native tool calls")

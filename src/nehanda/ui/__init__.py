@@ -1,0 +1,1 @@
+"""Output: terminal rendering for people, JSON for programs."""

@@ -1,0 +1,80 @@
+"""Machine output: ``--output json`` (one object) and ``--output stream-json`` (lines).
+
+Both end with the same result object, so a program can read either the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted
+from nehanda.events import ReasoningDelta, TextDelta
+
+
+@dataclass
+class RunDescription:
+    provider: str
+    model: str
+    mode: str
+
+
+@dataclass
+class JsonOutput:
+    """Collects a run into the result object; with ``stream`` set, also prints each event."""
+
+    out: IO[str]
+    run: RunDescription
+    stream: bool = False
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+
+    def start(self) -> None:
+        if self.stream:
+            self._write({"type": "init", **self.run.__dict__})
+
+    def handle(self, event: EngineEvent) -> None:
+        if isinstance(event, ToolExecuted):
+            call = event.tool_use
+            self.tool_calls.append(
+                {"id": call.id, "name": call.name, "input": call.input, "is_error": event.result.is_error}
+            )
+            self._stream({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input})
+            self._stream(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call.id,
+                    "content": event.result.content,
+                    "is_error": event.result.is_error,
+                }
+            )
+        elif isinstance(event, TextDelta):
+            self._stream({"type": "text", "text": event.text})
+        elif isinstance(event, ReasoningDelta):
+            self._stream({"type": "reasoning", "text": event.text})
+        elif isinstance(event, RunFinished):
+            self._write(self.result(event))
+
+    def result(self, finished: RunFinished) -> dict[str, Any]:
+        return {
+            "type": "result",
+            "result": finished.text,
+            "mode": self.run.mode,
+            "provider": self.run.provider,
+            "model": self.run.model,
+            "turns": finished.turns,
+            "tool_calls": self.tool_calls,
+            "stop_reason": finished.stop_reason,
+            "usage": finished.usage.as_dict(),
+        }
+
+    def error(self, message: str) -> None:
+        self._write({"type": "error", "error": message, **self.run.__dict__})
+
+    def _stream(self, obj: dict[str, Any]) -> None:
+        if self.stream:
+            self._write(obj)
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.flush()

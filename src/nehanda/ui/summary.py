@@ -1,0 +1,33 @@
+"""One-line descriptions of tool calls and results, shared by every renderer."""
+
+from __future__ import annotations
+
+import json
+
+from nehanda.types import ToolResult, ToolUse
+
+KEY_ARGUMENTS = ("file_path", "path", "pattern", "command")
+
+
+def describe_call(tool_use: ToolUse) -> str:
+    """``Read README.md``: the tool and the argument that says most about the call."""
+    for key in KEY_ARGUMENTS:
+        value = tool_use.input.get(key)
+        if isinstance(value, str):
+            return f"{tool_use.name} {_shorten(value, 80)}"
+    if not tool_use.input:
+        return tool_use.name
+    return f"{tool_use.name} {_shorten(json.dumps(tool_use.input, ensure_ascii=False), 80)}"
+
+
+def describe_result(result: ToolResult) -> str:
+    first_line = result.content.strip().splitlines()[0] if result.content.strip() else ""
+    if result.is_error:
+        return f"error: {_shorten(first_line, 120)}"
+    lines = result.content.count("\n") + (0 if result.content.endswith("\n") else 1)
+    return f"{lines} line{'s' if lines != 1 else ''}" if result.content else "no output"
+
+
+def _shorten(text: str, width: int) -> str:
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= width else text[: width - 1] + "…"

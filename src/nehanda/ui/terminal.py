@@ -1,0 +1,81 @@
+"""Human output for ``--output text``: the answer on stdout, activity on stderr.
+
+When stdout is a terminal the answer streams as it arrives; when it is a pipe, only
+the final answer is written, once. Activity lines go to stderr, decorated only when
+stderr is a terminal and ``NO_COLOR`` is unset.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import IO
+
+from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, TurnStarted
+from nehanda.events import ReasoningDelta, TextDelta
+from nehanda.ui.summary import describe_call, describe_result
+
+
+def _decorated(stream: IO[str]) -> bool:
+    return stream.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+
+
+@dataclass
+class TerminalOutput:
+    out: IO[str]
+    err: IO[str]
+
+    def __post_init__(self) -> None:
+        self.stream_answer = self.out.isatty()
+        self.color = _decorated(self.err)
+        self._at_line_start = True
+
+    def start(self) -> None:
+        pass
+
+    def handle(self, event: EngineEvent) -> None:
+        if isinstance(event, TextDelta) and self.stream_answer:
+            self.out.write(event.text)
+            self.out.flush()
+            self._at_line_start = event.text.endswith("\n")
+        elif isinstance(event, ReasoningDelta) and self.color:
+            self.err.write(f"\x1b[2m{event.text}\x1b[0m")
+            self.err.flush()
+        elif isinstance(event, TurnStarted) and event.turn > 1:
+            self._end_line()
+        elif isinstance(event, ToolExecuted):
+            self._tool_line(event)
+        elif isinstance(event, RunFinished):
+            self._finish(event)
+
+    def error(self, message: str) -> None:
+        self._end_line()
+        prefix = "\x1b[31merror:\x1b[0m" if self.color else "error:"
+        self.err.write(f"{prefix} {message}\n")
+        self.err.flush()
+
+    def _tool_line(self, event: ToolExecuted) -> None:
+        self._end_line()
+        milliseconds = round(event.seconds * 1000)
+        call, outcome = describe_call(event.tool_use), describe_result(event.result)
+        if self.color:
+            mark = "\x1b[31m✗\x1b[0m" if event.result.is_error else "\x1b[32m✓\x1b[0m"
+            self.err.write(f"{mark} \x1b[1m{call}\x1b[0m \x1b[2m{outcome} · {milliseconds} ms\x1b[0m\n")
+        else:
+            self.err.write(f"tool {call}: {outcome} ({milliseconds} ms)\n")
+        self.err.flush()
+
+    def _finish(self, event: RunFinished) -> None:
+        if self.stream_answer:
+            self._end_line()
+        else:
+            self.out.write(event.text if event.text.endswith("\n") else event.text + "\n")
+            self.out.flush()
+        if event.stop_reason == "max_turns":
+            self.error(f"stopped after {event.turns} turns (--max-turns); the task may be unfinished")
+
+    def _end_line(self) -> None:
+        if self.stream_answer and not self._at_line_start:
+            self.out.write("\n")
+            self.out.flush()
+            self._at_line_start = True

@@ -1,0 +1,30 @@
+"""Shared fixtures: every test gets private XDG directories and a clean environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+PROVIDER_ENV = (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "NEHANDA_API_KEY",
+    "NEHANDA_BASE_URL",
+    "OLLAMA_HOST",
+    "NEHANDA_PROVIDER",
+    "NEHANDA_MODEL",
+    "NEHANDA_MAX_TURNS",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
+        monkeypatch.setenv(name, str(home / name.lower()))
+    for name in PROVIDER_ENV:
+        monkeypatch.delenv(name, raising=False)
+    return home

@@ -1,0 +1,46 @@
+"""The specification's four rescue activation rules, as a table."""
+
+import pytest
+
+from nehanda.engine.mode import decide_mode
+from nehanda.model_config import omit_tool_choice
+
+
+@pytest.mark.parametrize(
+    ("provider_type", "force", "native_tools", "refused", "expected"),
+    [
+        ("openai", False, None, False, "native"),
+        ("vllm", False, None, False, "native"),
+        ("lmstudio", False, True, False, "native"),
+        ("anthropic", False, None, False, "native"),
+        ("ollama", False, True, False, "native"),
+        ("ollama", False, None, False, "native"),
+        # rule 1: force_manual_tools on any provider
+        ("openai", True, None, False, "rescue"),
+        ("anthropic", True, True, False, "rescue"),
+        # rule 2: the Nehanda Cloud endpoint
+        ("nehanda", False, None, False, "rescue"),
+        ("nehanda", False, True, False, "rescue"),
+        # rule 3: Ollama model without native tool support
+        ("ollama", False, False, False, "rescue"),
+        # rule 4: the provider answered "does not support tools"
+        ("ollama", False, True, True, "rescue"),
+        ("vllm", False, None, True, "rescue"),
+    ],
+)
+def test_decide_mode(
+    provider_type: str, force: bool, native_tools: bool | None, refused: bool, expected: str
+) -> None:
+    decision = decide_mode(
+        provider_type, force_manual_tools=force, native_tools=native_tools, tools_refused=refused
+    )
+    assert decision.mode == expected
+    assert decision.reason
+
+
+@pytest.mark.parametrize(
+    ("provider_type", "omitted"),
+    [("nehanda", True), ("openai", False), ("vllm", False), ("ollama", False), ("anthropic", False)],
+)
+def test_omit_tool_choice(provider_type: str, omitted: bool) -> None:
+    assert omit_tool_choice(provider_type) is omitted
