@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from scripted_server import ScriptedServer
 
 PROVIDER_ENV = (
     "OPENAI_API_KEY",
@@ -21,10 +24,20 @@ PROVIDER_ENV = (
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     home = tmp_path_factory.mktemp("home")
     for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME"):
         monkeypatch.setenv(name, str(home / name.lower()))
     for name in PROVIDER_ENV:
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    """A scripted HTTP server on 127.0.0.1 replaying recorded bytes."""
+    scripted = ScriptedServer()
+    yield scripted
+    scripted.close()

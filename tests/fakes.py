@@ -10,8 +10,8 @@ from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.types import ToolUse, Usage
 
 
-def text_reply(text: str, usage: Usage = Usage(10, 5)) -> list[StreamEvent]:
-    return [TextDelta(text), MessageEnd("end_turn", usage)]
+def text_reply(text: str) -> list[StreamEvent]:
+    return [TextDelta(text), MessageEnd("end_turn", Usage(10, 5))]
 
 
 def call_reply(*calls: ToolUse, text: str = "") -> list[StreamEvent]:

@@ -63,7 +63,7 @@ def test_tools_offered_on_every_request() -> None:
 
 
 def test_max_turns_stops_a_model_that_never_stops_calling() -> None:
-    provider = FakeProvider([call_reply(read_call(f"c{i}", "x")) for i in range(3)])
+    provider = FakeProvider([call_reply(read_call(f"c{i}", f"x{i}")) for i in range(3)])
     runner = RecordingRunner()
     events = drive(Agent(provider, "m", (SPEC,), runner, max_turns=3))
     finished = events[-1]

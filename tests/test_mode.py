@@ -40,7 +40,13 @@ def test_decide_mode(
 
 @pytest.mark.parametrize(
     ("provider_type", "omitted"),
-    [("nehanda", True), ("openai", False), ("vllm", False), ("ollama", False), ("anthropic", False)],
+    [
+        ("nehanda", True),
+        ("openai", False),
+        ("vllm", False),
+        ("ollama", False),
+        ("anthropic", False),
+    ],
 )
 def test_omit_tool_choice(provider_type: str, omitted: bool) -> None:
     assert omit_tool_choice(provider_type) is omitted

@@ -62,7 +62,12 @@ def test_environment_and_flags_win_over_files(tmp_path: Path) -> None:
         ("ollama", {}, "http://127.0.0.1:11434", None),
         ("ollama", {"OLLAMA_HOST": "gpu:9999"}, "http://gpu:9999", None),
         ("anthropic", {}, "https://api.anthropic.com", "ANTHROPIC_API_KEY"),
-        ("nehanda", {"NEHANDA_BASE_URL": "https://cloud/v1"}, "https://cloud/v1", "NEHANDA_API_KEY"),
+        (
+            "nehanda",
+            {"NEHANDA_BASE_URL": "https://cloud/v1"},
+            "https://cloud/v1",
+            "NEHANDA_API_KEY",
+        ),
     ],
 )
 def test_provider_type_defaults_without_settings_file(
@@ -93,7 +98,9 @@ def test_unknown_provider_lists_types_and_configured_names(tmp_path: Path) -> No
         ('[providers.a]\ntype = "vllm"\nforce_manual_tools = "yes please"\n', 3, "bool"),
     ],
 )
-def test_malformed_file_names_file_and_line(tmp_path: Path, text: str, line: int, says: str) -> None:
+def test_malformed_file_names_file_and_line(
+    tmp_path: Path, text: str, line: int, says: str
+) -> None:
     path = write(tmp_path / ".nehanda/settings.toml", text)
     with pytest.raises(ConfigError) as caught:
         load_settings(tmp_path, environ={})

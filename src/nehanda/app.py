@@ -7,13 +7,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from nehanda.engine.loop import Agent, ToolRunner
+from nehanda.engine.loop import Agent, ModeSwitched, RunFinished, ToolRunner
 from nehanda.engine.mode import decide_mode
 from nehanda.engine.system_prompt import build_system_prompt
 from nehanda.errors import NehandaError
-from nehanda.model_config import omit_tool_choice
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
+from nehanda.providers.rescue import RescueProvider
 from nehanda.settings import (
     Flags,
     ProviderConfig,
@@ -21,6 +21,7 @@ from nehanda.settings import (
     load_settings,
     resolve_named_provider,
 )
+from nehanda.tool_support import ToolSupportCache
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BUILTIN_TOOLS, builtin_specs, execute_builtin_tool
 from nehanda.types import Message, ToolResult, ToolUse
@@ -44,46 +45,57 @@ def run_once(options: RunOptions) -> int:
     if options.output_format == "text":
         output = TerminalOutput(sys.stdout, sys.stderr)
     else:
-        output = JsonOutput(sys.stdout, description, stream=options.output_format == "stream-json")
+        output = JsonOutput(
+            sys.stdout, sys.stderr, description, stream=options.output_format == "stream-json"
+        )
     try:
-        asyncio.run(_run(options, description, output))
+        finished = asyncio.run(_run(options, description, output))
     except NehandaError as exc:
         output.error(str(exc))
         if not isinstance(output, TerminalOutput):
             sys.stderr.write(f"error: {exc}\n")
         return 1
-    return 0
+    if finished.problem and not isinstance(output, TerminalOutput):
+        sys.stderr.write(f"error: {finished.problem}\n")
+    return 1 if finished.problem else 0
 
 
 async def _run(
     options: RunOptions, description: RunDescription, output: JsonOutput | TerminalOutput
-) -> None:
+) -> RunFinished:
     settings = load_settings(options.workspace, options.flags)
     config = await _choose_provider(options.flags, settings)
-    decision = decide_mode(config.type, force_manual_tools=config.force_manual_tools)
-    description.provider, description.model, description.mode = (
-        config.name,
-        config.model or "",
-        decision.mode,
+    support = ToolSupportCache()
+    decision = decide_mode(
+        config.type,
+        force_manual_tools=config.force_manual_tools,
+        tools_refused=support.refused(config),
     )
-    if decision.mode == "rescue":
-        raise NehandaError(f"rescue mode ({decision.reason}) is not available yet")
+    description.provider, description.model = config.name, config.model or ""
+    description.mode = decision.mode
     provider = create_provider(config)
     agent = Agent(
-        provider=provider,
+        provider=RescueProvider(provider) if decision.mode == "rescue" else provider,
         model=description.model,
         tools=builtin_specs(),
         run_tool=_tool_runner(ToolContext(options.workspace), options.approve_all),
         max_turns=settings.max_turns,
-        tool_choice=None if omit_tool_choice(config) else "auto",
+        mode=decision.mode,
+        recover_leaks=settings.recover_leaked_calls,
         messages=[Message.text_message("system", build_system_prompt(options.workspace))],
     )
     output.start()
     try:
         async for event in agent.run(options.prompt):
+            if isinstance(event, ModeSwitched):
+                support.remember_refusal(config, event.reason)
+                description.mode = event.mode
             output.handle(event)
+            if isinstance(event, RunFinished):
+                return event
     finally:
-        await provider.aclose()
+        await agent.provider.aclose()
+    raise AssertionError("the engine always ends a run with RunFinished")
 
 
 async def _choose_provider(flags: Flags, settings: Settings) -> ProviderConfig:

@@ -12,7 +12,6 @@ from pathlib import Path
 import click
 
 from nehanda import __version__
-from nehanda.settings import Flags
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -25,13 +24,32 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("prompt", required=False)
-@click.option("--provider", help="Provider name from settings, or a type: openai, lmstudio, vllm, ollama, anthropic, nehanda.")
+@click.option(
+    "--provider",
+    help="A provider name from settings, or a type: "
+    "openai, lmstudio, vllm, ollama, anthropic, nehanda.",
+)
 @click.option("--model", help="Model name to ask for.")
 @click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1.")
-@click.option("--max-turns", type=click.IntRange(min=1), help="Stop after this many model requests (default 50).")
+@click.option(
+    "--max-turns",
+    type=click.IntRange(min=1),
+    help="Stop after this many model requests (default 50).",
+)
 @click.option("--yes", "-y", is_flag=True, help="Approve every tool call without asking.")
-@click.option("--force-manual-tools", is_flag=True, help="Use rescue mode: tools described in the prompt, calls parsed from text.")
-@click.option("--output", "output_format", type=click.Choice(OUTPUT_FORMATS), default="text", show_default=True, help="text for people; json or stream-json for programs.")
+@click.option(
+    "--force-manual-tools",
+    is_flag=True,
+    help="Use rescue mode: tools described in the prompt, calls parsed from text.",
+)
+@click.option(
+    "--output",
+    "output_format",
+    type=click.Choice(OUTPUT_FORMATS),
+    default="text",
+    show_default=True,
+    help="text for people; json or stream-json for programs.",
+)
 def run(
     prompt: str | None,
     provider: str | None,
@@ -44,6 +62,7 @@ def run(
 ) -> int:
     """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin)."""
     from nehanda.app import RunOptions, run_once
+    from nehanda.settings import Flags
 
     options = RunOptions(
         prompt=_read_prompt(prompt),

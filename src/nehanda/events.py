@@ -10,13 +10,15 @@ irreparable JSON, truncated block), with a message fit to send back to the model
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from nehanda.types import ToolUse, Usage
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]
-ProblemKind = Literal["unknown_tool", "invalid_json", "truncated", "repaired", "duplicate_key", "echo"]
+ProblemKind = Literal[
+    "unknown_tool", "invalid_json", "truncated", "repaired", "duplicate_key", "echo"
+]
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class ToolCallProblem:
 @dataclass(frozen=True)
 class MessageEnd:
     stop_reason: StopReason
-    usage: Usage = Usage()
+    usage: Usage = field(default_factory=Usage)
 
 
 StreamEvent = (

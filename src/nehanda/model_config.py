@@ -34,9 +34,7 @@ PROFILES: dict[str, ProviderProfile] = {
         api_key_env="OPENAI_API_KEY",
         default_model="gpt-4o-mini",
     ),
-    "lmstudio": ProviderProfile(
-        "lmstudio", "http://127.0.0.1:1234/v1", local_probe_path="/models"
-    ),
+    "lmstudio": ProviderProfile("lmstudio", "http://127.0.0.1:1234/v1", local_probe_path="/models"),
     "vllm": ProviderProfile("vllm", "http://127.0.0.1:8000/v1", local_probe_path="/models"),
     "ollama": ProviderProfile(
         "ollama", "http://127.0.0.1:11434", base_url_env="OLLAMA_HOST", local_probe_path="/api/tags"

@@ -67,6 +67,7 @@ class SettingsFile(BaseModel):
 
     default_provider: str | None = None
     max_turns: int = Field(default=50, ge=1)
+    recover_leaked_calls: bool = True
     providers: dict[str, ProviderEntry] = Field(default_factory=dict)
 
 
@@ -85,6 +86,7 @@ class Flags:
 class Settings:
     default_provider: str | None = None
     max_turns: int = 50
+    recover_leaked_calls: bool = True
     providers: dict[str, ProviderEntry] = field(default_factory=dict)
     model: str | None = None
     base_url: str | None = None
@@ -119,8 +121,11 @@ def load_settings(
         raise ConfigError(f"settings: {exc}") from exc
     max_turns = flags.max_turns or _env_int(environ, "NEHANDA_MAX_TURNS") or parsed.max_turns
     return Settings(
-        default_provider=flags.provider or environ.get("NEHANDA_PROVIDER") or parsed.default_provider,
+        default_provider=flags.provider
+        or environ.get("NEHANDA_PROVIDER")
+        or parsed.default_provider,
         max_turns=max_turns,
+        recover_leaked_calls=parsed.recover_leaked_calls,
         providers=dict(parsed.providers),
         model=flags.model or environ.get("NEHANDA_MODEL") or None,
         base_url=flags.base_url,

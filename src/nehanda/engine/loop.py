@@ -1,8 +1,10 @@
 """The turn loop: ask the model, run the calls it makes, send the results back, repeat.
 
-The loop ends at a reply with no tool call, or after ``max_turns`` requests. Every
-``ToolUse`` gets exactly one ``ToolResult``, whatever happens to it (denied, invalid,
-failed), so the transcript stays well-formed for every provider.
+The loop ends at a reply with no tool call, after ``max_turns`` requests, or when
+``LoopGuard`` sees the model going nowhere. Every ``ToolUse`` gets exactly one
+``ToolResult``, whatever happens to it (denied, invalid, failed), so the transcript
+stays well-formed for every provider. A provider that refuses native tools switches
+the run to rescue mode and the same turn is asked again.
 """
 
 from __future__ import annotations
@@ -11,10 +13,15 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+from nehanda.engine.guards import LoopGuard, feedback, is_truncated
+from nehanda.engine.leaks import recover_leaked_calls
+from nehanda.engine.mode import Mode
 from nehanda.engine.reply import Reply
+from nehanda.errors import ToolsUnsupportedError
 from nehanda.events import StreamEvent
 from nehanda.providers.base import ChatRequest, Provider, ToolChoice
-from nehanda.types import Message, TextPart, ToolResult, ToolSpec, ToolUse, Usage
+from nehanda.providers.rescue import RescueProvider
+from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse, Usage
 
 ToolRunner = Callable[[ToolUse], Awaitable[ToolResult]]
 
@@ -22,6 +29,19 @@ ToolRunner = Callable[[ToolUse], Awaitable[ToolResult]]
 @dataclass(frozen=True)
 class TurnStarted:
     turn: int
+
+
+@dataclass(frozen=True)
+class ModeSwitched:
+    mode: Mode
+    reason: str
+
+
+@dataclass(frozen=True)
+class LeakedCallsRecovered:
+    """The server's parser missed calls printed as text; they run as calls all the same."""
+
+    calls: tuple[ToolUse, ...]
 
 
 @dataclass(frozen=True)
@@ -37,9 +57,12 @@ class RunFinished:
     turns: int
     stop_reason: str
     usage: Usage
+    problem: str | None = None
 
 
-EngineEvent = StreamEvent | TurnStarted | ToolExecuted | RunFinished
+EngineEvent = (
+    StreamEvent | TurnStarted | ModeSwitched | LeakedCallsRecovered | ToolExecuted | RunFinished
+)
 
 
 @dataclass
@@ -50,31 +73,62 @@ class Agent:
     run_tool: ToolRunner
     max_turns: int = 50
     tool_choice: ToolChoice | None = "auto"
+    mode: Mode = "native"
+    recover_leaks: bool = True
     messages: list[Message] = field(default_factory=list)
 
     async def run(self, prompt: str) -> AsyncIterator[EngineEvent]:
-        self.messages.append(Message("user", (TextPart(prompt),)))
-        usage, text = Usage(), ""
+        self.messages.append(Message.text_message("user", prompt))
+        usage, guard = Usage(), LoopGuard()
         for turn in range(1, self.max_turns + 1):
             yield TurnStarted(turn)
             reply = Reply()
-            async for event in self.provider.stream(self._request()):
-                reply.add(event)
+            async for event in self._stream_turn(reply):
                 yield event
             end = reply.finished(self.provider.name, self.model)
-            usage, text = usage + end.usage, reply.text
-            self.messages.append(reply.message())
-            if not reply.tool_uses:
-                yield RunFinished(text, turn, end.stop_reason, usage)
+            usage += end.usage
+            if self.mode == "native" and self.recover_leaks and (leaked := self._leaked(reply)):
+                yield LeakedCallsRecovered(tuple(leaked))
+            truncated = is_truncated(reply)
+            stop = guard.check(reply, truncated)
+            runnable = [use for use in reply.tool_uses if not (truncated and use.unclosed)]
+            self.messages.append(reply.message(runnable))
+            if stop or not (runnable or reply.problems or truncated):
+                yield RunFinished(
+                    reply.text, turn, "error" if stop else end.stop_reason, usage, stop
+                )
                 return
-            results: list[ToolResult] = []
-            for tool_use in reply.tool_uses:
+            results: list[Part] = []
+            for tool_use in runnable:
                 started = time.perf_counter()
                 result = await self.run_tool(tool_use)
                 results.append(result)
                 yield ToolExecuted(tool_use, result, time.perf_counter() - started)
-            self.messages.append(Message("tool", tuple(results)))
-        yield RunFinished(text, self.max_turns, "max_turns", usage)
+            if note := feedback(reply.problems, truncated):
+                results.append(TextPart(note))
+            self.messages.append(Message("tool" if runnable else "user", tuple(results)))
+        problem = f"stopped after {self.max_turns} turns (--max-turns); the task may be unfinished"
+        yield RunFinished(reply.text, self.max_turns, "max_turns", usage, problem)
+
+    async def _stream_turn(self, reply: Reply) -> AsyncIterator[EngineEvent]:
+        try:
+            async for event in self.provider.stream(self._request()):
+                reply.add(event)
+                yield event
+        except ToolsUnsupportedError as refusal:
+            if self.mode == "rescue" or reply.end is not None or reply.text_chunks:
+                raise
+            self.provider, self.mode = RescueProvider(self.provider), "rescue"
+            yield ModeSwitched("rescue", str(refusal))
+            async for retried in self._stream_turn(reply):
+                yield retried
+
+    def _leaked(self, reply: Reply) -> list[ToolUse]:
+        if reply.tool_uses:
+            return []
+        leaked = recover_leaked_calls(reply.text, self.tools)
+        reply.tool_uses.extend(leaked)
+        return leaked
 
     def _request(self) -> ChatRequest:
         return ChatRequest(

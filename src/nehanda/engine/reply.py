@@ -52,18 +52,18 @@ class Reply:
         """The final event, or ``StreamProtocolError`` when the stream never sent it."""
         if self.end is None:
             raise StreamProtocolError(
-                "the response stream ended before the model finished; "
-                "no tool call from it was run",
+                "the response stream ended before the model finished; no tool call from it was run",
                 provider=provider,
                 model=model,
             )
         return self.end
 
-    def message(self) -> Message:
+    def message(self, tool_uses: list[ToolUse]) -> Message:
+        """The assistant message for the transcript, holding the calls that will run."""
         parts: list[Part] = []
         if self.reasoning_chunks:
             parts.append(ReasoningPart("".join(self.reasoning_chunks)))
         if self.text_chunks:
             parts.append(TextPart(self.text))
-        parts.extend(self.tool_uses)
+        parts.extend(tool_uses)
         return Message("assistant", tuple(parts))

@@ -124,5 +124,3 @@ def _nothing_found(servers: Sequence[LocalServer], reasons: Sequence[str]) -> st
         "Start a local server (ollama serve, LM Studio, vllm serve, llama-server), or name one:\n"
         "  nehanda run --provider vllm --base-url http://HOST:8000/v1 --model NAME '...'"
     )
-
-

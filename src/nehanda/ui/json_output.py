@@ -9,8 +9,15 @@ import json
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted
+from nehanda.engine.loop import (
+    EngineEvent,
+    LeakedCallsRecovered,
+    ModeSwitched,
+    RunFinished,
+    ToolExecuted,
+)
 from nehanda.events import ReasoningDelta, TextDelta
+from nehanda.ui.summary import describe_notice
 
 
 @dataclass
@@ -25,6 +32,7 @@ class JsonOutput:
     """Collects a run into the result object; with ``stream`` set, also prints each event."""
 
     out: IO[str]
+    err: IO[str]
     run: RunDescription
     stream: bool = False
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
@@ -34,12 +42,21 @@ class JsonOutput:
             self._write({"type": "init", **self.run.__dict__})
 
     def handle(self, event: EngineEvent) -> None:
+        if notice := describe_notice(event):
+            self.err.write(f"note: {notice}\n")
         if isinstance(event, ToolExecuted):
             call = event.tool_use
             self.tool_calls.append(
-                {"id": call.id, "name": call.name, "input": call.input, "is_error": event.result.is_error}
+                {
+                    "id": call.id,
+                    "name": call.name,
+                    "input": call.input,
+                    "is_error": event.result.is_error,
+                }
             )
-            self._stream({"type": "tool_use", "id": call.id, "name": call.name, "input": call.input})
+            self._stream(
+                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
+            )
             self._stream(
                 {
                     "type": "tool_result",
@@ -52,6 +69,11 @@ class JsonOutput:
             self._stream({"type": "text", "text": event.text})
         elif isinstance(event, ReasoningDelta):
             self._stream({"type": "reasoning", "text": event.text})
+        elif isinstance(event, ModeSwitched):
+            self._stream({"type": "mode_switch", "mode": event.mode, "reason": event.reason})
+        elif isinstance(event, LeakedCallsRecovered):
+            ids = [call.id for call in event.calls]
+            self._stream({"type": "leaked_calls_recovered", "tool_use_ids": ids})
         elif isinstance(event, RunFinished):
             self._write(self.result(event))
 
@@ -66,6 +88,7 @@ class JsonOutput:
             "tool_calls": self.tool_calls,
             "stop_reason": finished.stop_reason,
             "usage": finished.usage.as_dict(),
+            "error": finished.problem,
         }
 
     def error(self, message: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from nehanda.engine.loop import EngineEvent, LeakedCallsRecovered, ModeSwitched
 from nehanda.types import ToolResult, ToolUse
 
 KEY_ARGUMENTS = ("file_path", "path", "pattern", "command")
@@ -31,3 +32,16 @@ def describe_result(result: ToolResult) -> str:
 def _shorten(text: str, width: int) -> str:
     text = text.replace("\n", "\\n")
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def describe_notice(event: EngineEvent) -> str | None:
+    """What the user must be told about a change of course, on stderr in every output mode."""
+    if isinstance(event, ModeSwitched):
+        return f"switched to {event.mode} mode for this model ({event.reason})"
+    if isinstance(event, LeakedCallsRecovered):
+        count = len(event.calls)
+        return (
+            f"the server did not parse {count} tool call{'s' if count > 1 else ''} "
+            "the model wrote as text; running them as calls"
+        )
+    return None

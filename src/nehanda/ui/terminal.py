@@ -11,9 +11,14 @@ import os
 from dataclasses import dataclass
 from typing import IO
 
-from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, TurnStarted
+from nehanda.engine.loop import (
+    EngineEvent,
+    RunFinished,
+    ToolExecuted,
+    TurnStarted,
+)
 from nehanda.events import ReasoningDelta, TextDelta
-from nehanda.ui.summary import describe_call, describe_result
+from nehanda.ui.summary import describe_call, describe_notice, describe_result
 
 
 def _decorated(stream: IO[str]) -> bool:
@@ -45,6 +50,8 @@ class TerminalOutput:
             self._end_line()
         elif isinstance(event, ToolExecuted):
             self._tool_line(event)
+        elif notice := describe_notice(event):
+            self.note(notice)
         elif isinstance(event, RunFinished):
             self._finish(event)
 
@@ -54,13 +61,21 @@ class TerminalOutput:
         self.err.write(f"{prefix} {message}\n")
         self.err.flush()
 
+    def note(self, message: str) -> None:
+        self._end_line()
+        prefix = "\x1b[33mnote:\x1b[0m" if self.color else "note:"
+        self.err.write(f"{prefix} {message}\n")
+        self.err.flush()
+
     def _tool_line(self, event: ToolExecuted) -> None:
         self._end_line()
         milliseconds = round(event.seconds * 1000)
         call, outcome = describe_call(event.tool_use), describe_result(event.result)
         if self.color:
             mark = "\x1b[31m✗\x1b[0m" if event.result.is_error else "\x1b[32m✓\x1b[0m"
-            self.err.write(f"{mark} \x1b[1m{call}\x1b[0m \x1b[2m{outcome} · {milliseconds} ms\x1b[0m\n")
+            self.err.write(
+                f"{mark} \x1b[1m{call}\x1b[0m \x1b[2m{outcome} · {milliseconds} ms\x1b[0m\n"
+            )
         else:
             self.err.write(f"tool {call}: {outcome} ({milliseconds} ms)\n")
         self.err.flush()
@@ -71,8 +86,8 @@ class TerminalOutput:
         else:
             self.out.write(event.text if event.text.endswith("\n") else event.text + "\n")
             self.out.flush()
-        if event.stop_reason == "max_turns":
-            self.error(f"stopped after {event.turns} turns (--max-turns); the task may be unfinished")
+        if event.problem:
+            self.error(event.problem)
 
     def _end_line(self) -> None:
         if self.stream_answer and not self._at_line_start:

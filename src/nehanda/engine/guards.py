@@ -1,0 +1,71 @@
+"""When to stop a loop that is going nowhere, and what to tell a model that slipped.
+
+Pure bookkeeping over replies: consecutive format failures, the same calls repeated
+turn after turn, and output cut off inside a call. Each problem becomes a message the
+model can act on; only repeated failure stops the run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from nehanda.engine.reply import Reply
+from nehanda.events import ToolCallProblem
+
+MAX_FORMAT_FAILURES = 3
+MAX_REPEATS = 3
+TRUNCATION_NOTICE = (
+    "Your output was cut off (the response hit its length limit) inside a tool call, so "
+    "that call was not run. Repeat it, complete, and keep the rest of your answer short."
+)
+
+
+def feedback(problems: list[ToolCallProblem], truncated: bool) -> str:
+    """One message for the model listing everything that went wrong in its reply."""
+    lines = [f"- {problem.message}" for problem in problems if problem.kind != "repaired"]
+    if truncated:
+        lines.append(f"- {TRUNCATION_NOTICE}")
+    if not lines:
+        return ""
+    return "Some of your tool calls were not run:\n" + "\n".join(lines)
+
+
+def is_truncated(reply: Reply) -> bool:
+    """Whether the reply stopped for length with a call cut short or left unclosed."""
+    if reply.end is None or reply.end.stop_reason != "max_tokens":
+        return False
+    return any(use.unclosed for use in reply.tool_uses) or any(
+        problem.kind == "truncated" for problem in reply.problems
+    )
+
+
+@dataclass
+class LoopGuard:
+    format_failures: int = 0
+    truncations: int = 0
+    repeats: int = 0
+    last_calls: str = ""
+
+    def check(self, reply: Reply, truncated: bool) -> str | None:
+        """Records one reply; returns why the run must stop, or ``None`` to go on."""
+        failed = (
+            truncated
+            or any(p.kind != "repaired" for p in reply.problems)
+            or any(use.input_error for use in reply.tool_uses)
+        )
+        self.format_failures = self.format_failures + 1 if failed else 0
+        if self.format_failures >= MAX_FORMAT_FAILURES:
+            return f"stopped: the model's tool calls failed {MAX_FORMAT_FAILURES} times in a row"
+        if truncated:
+            self.truncations += 1
+            if self.truncations > 1:
+                return "stopped: the model's output was cut off inside a tool call twice"
+        calls = json.dumps(
+            [(use.name, use.input) for use in reply.tool_uses], sort_keys=True, default=str
+        )
+        self.repeats = self.repeats + 1 if reply.tool_uses and calls == self.last_calls else 1
+        self.last_calls = calls
+        if reply.tool_uses and self.repeats >= MAX_REPEATS:
+            return f"stopped: the model made the same tool call {MAX_REPEATS} times in a row"
+        return None

@@ -1,0 +1,122 @@
+"""``RescueProvider``: tool calling for models and servers that cannot do it natively.
+
+It wraps any provider and is the only place rescue logic lives. Outgoing, it drops
+``tools``/``tool_choice``, teaches the tools in one leading system message, appends
+the ``[SYSTEM DIRECTIVE]`` to the last user message of the request (never to the
+stored transcript) and renders earlier calls and results as text. Incoming, text
+deltas go through ``ToolCallScanner``, so the engine receives the same events as on
+the native path and the user never sees call markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import replace
+
+from nehanda.events import (
+    MessageEnd,
+    StreamEvent,
+    TextDelta,
+    ToolCallProblem,
+    ToolUseEnd,
+)
+from nehanda.providers.base import Capabilities, ChatRequest, Provider
+from nehanda.toolcalls import ToolCallScanner
+from nehanda.toolcalls.prompt import (
+    is_example_echo,
+    render_call,
+    render_result,
+    render_tool_prompt,
+    with_directive,
+)
+from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse
+
+
+class RescueProvider:
+    def __init__(self, inner: Provider) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def type(self) -> str:
+        return self.inner.type
+
+    async def capabilities(self, model: str) -> Capabilities:
+        return await self.inner.capabilities(model)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        scanner = ToolCallScanner(
+            [spec.name for spec in request.tools],
+            {spec.name: spec.input_schema for spec in request.tools},
+        )
+        calls = 0
+        async for event in self.inner.stream(rescue_request(request)):
+            if isinstance(event, TextDelta):
+                parsed = scanner.feed(event.text)
+            elif isinstance(event, MessageEnd):
+                parsed = scanner.finish()
+            else:
+                parsed = [event]
+            for out in _refuse_echoes(parsed, request.tools):
+                calls += isinstance(out, ToolUseEnd)
+                yield out
+            if isinstance(event, MessageEnd):
+                stop = (
+                    "tool_use" if calls and event.stop_reason == "end_turn" else event.stop_reason
+                )
+                yield MessageEnd(stop, event.usage)
+
+
+def _refuse_echoes(
+    events: Iterable[StreamEvent], tools: tuple[ToolSpec, ...]
+) -> Iterable[StreamEvent]:
+    for event in events:
+        if isinstance(event, ToolUseEnd) and is_example_echo(event.tool_use, tools):
+            yield ToolCallProblem(
+                "echo",
+                f"Your {event.tool_use.name} call repeats the example from the instructions "
+                "with its placeholder values, so it was not run. Use real values.",
+                render_call(event.tool_use.name, event.tool_use.input),
+            )
+        else:
+            yield event
+
+
+def rescue_request(request: ChatRequest) -> ChatRequest:
+    """The request as a model without native tools must see it."""
+    system_texts = [m.text for m in request.messages if m.role == "system" and m.text]
+    if request.tools:
+        system_texts.append(render_tool_prompt(request.tools))
+    names = {use.id: use.name for m in request.messages for use in m.tool_uses}
+    body = [_as_text(m, names) for m in request.messages if m.role != "system"]
+    last_user = max((i for i, m in enumerate(body) if m.role == "user"), default=None)
+    if last_user is not None and request.tools:
+        body[last_user] = Message.text_message("user", with_directive(body[last_user].text))
+    system = [Message.text_message("system", "\n\n".join(system_texts))] if system_texts else []
+    return replace(request, messages=(*system, *body), tools=(), tool_choice=None)
+
+
+def _as_text(message: Message, names: dict[str, str]) -> Message:
+    if message.role == "tool" or message.tool_results:
+        results = [p for p in message.parts if isinstance(p, ToolResult)]
+        text = "\n\n".join(render_result(r, names.get(r.tool_use_id, "unknown")) for r in results)
+        return Message.text_message("user", text)
+    if message.role == "assistant" and message.tool_uses:
+        return Message("assistant", (TextPart(_assistant_text(message.parts)),))
+    return message
+
+
+def _assistant_text(parts: Iterable[Part]) -> str:
+    chunks = []
+    for part in parts:
+        if isinstance(part, TextPart) and part.text.strip():
+            chunks.append(part.text.strip())
+        elif isinstance(part, ToolUse):
+            chunks.append(render_call(part.name, part.input))
+    return "\n".join(chunks)

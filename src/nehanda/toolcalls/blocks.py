@@ -1,0 +1,346 @@
+"""One call block, read incrementally from just after its opener to its end.
+
+A ``Block`` goes through a prelude (what sits before the JSON), one or more values
+(JSON, or Qwen3-Coder XML elements) and an after-part that looks for the closer.
+It ends DONE, with the calls and problems it ``found``, or REJECTED when the opener
+turned out to be prose (a mention, a fence holding something else), in which case
+its ``raw`` text goes back to the prose. A value ends where its JSON ends, so a
+closer inside an argument string is content.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from typing import Any, Protocol
+
+from nehanda.toolcalls import messages, prelude
+from nehanda.toolcalls.dialects import BARE, FENCE, JSON_FENCE_LANGS, QWEN_XML, Dialect
+from nehanda.toolcalls.jsonvalue import (
+    CLOSED,
+    MORE,
+    Failure,
+    ValueScanner,
+    decode,
+    decode_at,
+    sniff_name,
+)
+from nehanda.toolcalls.repair import Repaired, repair
+from nehanda.toolcalls.shapes import Found, calls_in, failure_found
+from nehanda.toolcalls.xmlcalls import DONE as XML_DONE
+from nehanda.toolcalls.xmlcalls import REJECT as XML_REJECT
+from nehanda.toolcalls.xmlcalls import XmlReader
+
+RUNNING, DONE, REJECTED = 0, 1, 2
+_PRELUDE, _VALUE, _XML, _AFTER = 0, 1, 2, 3
+
+_AFTER_LIMIT = 256
+_SNIFF_CHARS = 600
+# One token at a time: a closer may be among these tags, and closers are checked first.
+_STRONG_SKIP = re.compile(r"\s+|</(?:tool_call|tool_calls|arguments|function_call)>|```|[,;}\]]")
+_WEAK_SKIP = re.compile(r"\s+")
+_AFTER_LITERALS = ("</tool_call>", "</tool_calls>", "</arguments>", "</function_call>", "```")
+_LANG_LINE = re.compile(r"([^\n`]{0,64})\n")
+_LANG_PARTIAL = re.compile(r"[^\n`]{0,64}\Z")
+_WS = re.compile(r"\s*")
+
+
+class Host(Protocol):
+    """What a block needs from the scanner that drives it."""
+
+    known: Collection[str] | None
+    schemas: Mapping[str, Mapping[str, Any]]
+
+    def announce(self, name: str) -> int | None:
+        """Emit ToolUseStart for ``name`` now if that is safe; its index, or None."""
+
+
+def _head(chunks: list[str], size: int) -> str:
+    out, total = [], 0
+    for chunk in chunks:
+        out.append(chunk)
+        total += len(chunk)
+        if total >= size:
+            break
+    return "".join(out)[:size]
+
+
+class Block:
+    def __init__(self, dialect: Dialect, host: Host, opener: str, ctx: int) -> None:
+        self.dialect = dialect
+        self.host = host
+        self.ctx = ctx
+        self.raw: list[str] = [opener]
+        self.found: list[Found] = []
+        self.status = RUNNING
+        self.closed = False
+        self.unclosed = False
+        self.fence_after = False
+        self.name: str | None = None
+        self.index: int | None = None
+        self.chunks: list[str] = []
+        self.value: ValueScanner | None = None
+        self.sniffed = dialect.weak
+        self.xml: XmlReader | None = None
+        self.phase = _VALUE if dialect is BARE else _PRELUDE
+        if dialect is QWEN_XML:
+            self._start_xml(strict=True)
+
+    def step(self, buf: str, pos: int, final: bool) -> int:
+        """Consume what can be decided from ``buf[pos:]``; returns the new position."""
+        handlers = (self._prelude, self._value, self._xml, self._after)
+        while self.status == RUNNING:
+            phase = self.phase
+            new = handlers[phase](buf, pos, final)
+            if new == pos and self.phase == phase and self.status == RUNNING:
+                break
+            pos = new
+        return pos
+
+    # -- prelude -------------------------------------------------------------
+
+    def _prelude(self, buf: str, pos: int, final: bool) -> int:
+        if self.dialect is FENCE:
+            return self._fence_prelude(buf, pos, final)
+        start = prelude.read_prelude(buf, pos, final, self.dialect, self.host.known)
+        if start == prelude.NEED:
+            return pos
+        if start == prelude.REJECT:
+            self.status = REJECTED
+            return pos
+        if not isinstance(start, prelude.Start):
+            self.raw.append(buf[pos:])
+            self._done([Found(None, {}, ("truncated", messages.truncated(None)))])
+            return len(buf)
+        self.raw.append(buf[pos : start.at])
+        if start.xml:
+            self.raw.append("<function=")
+            self._start_xml(strict=False)
+            return start.at + len("<function=")
+        self.name = start.name
+        if self.name is not None:
+            self.index = self.host.announce(self.name)
+        self.phase = _VALUE
+        return start.at
+
+    def _fence_prelude(self, buf: str, pos: int, final: bool) -> int:
+        m = _LANG_LINE.match(buf, pos)
+        if m is None:
+            if not final and _LANG_PARTIAL.match(buf, pos):
+                return pos
+            return self._reject(pos, fence=True)
+        if m.group(1).strip().lower() not in JSON_FENCE_LANGS:
+            return self._reject(pos, fence=True)
+        at = _WS.match(buf, m.end()).end()  # type: ignore[union-attr]
+        if at >= len(buf) and not final and at - pos <= prelude.LIMIT:
+            return pos
+        ok = prelude.gate(buf, at, final, prelude.STRONG_GATE) if at < len(buf) else False
+        if ok is None:
+            return pos
+        if not ok:
+            return self._reject(pos, fence=True)
+        self.raw.append(buf[pos:at])
+        self.phase = _VALUE
+        return at
+
+    def _reject_weak(self) -> None:
+        self._reject(0, fence=self.dialect is FENCE)
+
+    def _reject(self, pos: int, *, fence: bool = False) -> int:
+        self.status = REJECTED
+        self.fence_after = fence
+        return pos
+
+    # -- JSON values ---------------------------------------------------------
+
+    def _value(self, buf: str, pos: int, final: bool) -> int:
+        if self.value is None:
+            if self.dialect is BARE and not prelude.WEAK_GATE.match(buf, pos):
+                return self._reject(pos)
+            fast = decode_at(buf, pos)
+            if fast is not None:
+                self.raw.append(buf[pos : fast[1]])
+                self._settle(fast[0], "")
+                return fast[1]
+            self.value = ValueScanner(self.dialect.closers)
+        status, at = self.value.scan(buf, pos, final)
+        if at > pos:
+            self.raw.append(buf[pos:at])
+            self.chunks.append(buf[pos:at])
+        if status == MORE:
+            if final:
+                self.raw.append(buf[at:])
+                self._truncated()
+                return len(buf)
+            self._sniff()
+            return at
+        text = "".join(self.chunks)
+        self.chunks, self.value = [], None
+        if status == CLOSED:
+            self._settle(decode(text), text)
+            return at
+        self._settle(Failure("invalid_json", "the block ended inside its JSON"), text)
+        if self.status == REJECTED:
+            return at
+        closer = next(c for c in self.dialect.closers if buf.startswith(c, at))
+        self.raw.append(closer)
+        self.closed = True
+        self._done()
+        return at + len(closer)
+
+    def _sniff(self) -> None:
+        if self.sniffed or self.name is not None:
+            return
+        head = _head(self.chunks, _SNIFF_CHARS)
+        name = sniff_name(head)
+        if name is not None or len(head) >= _SNIFF_CHARS:
+            self.sniffed = True
+            if name is not None:
+                self.index = self.host.announce(name)
+
+    def _truncated(self) -> None:
+        name = self.name or sniff_name(_head(self.chunks, _SNIFF_CHARS))
+        known = self.host.known
+        if self.dialect.weak and (name is None or (known is not None and name not in known)):
+            self._reject_weak()
+            return
+        self._done([Found(name, {}, ("truncated", messages.truncated(name)), index=self.index)])
+
+    def _settle(self, value: Any, text: str) -> None:
+        """Turn one finished value into calls or problems (or reject a weak block)."""
+        self.phase = _AFTER
+        weak = self.dialect.weak
+        if not isinstance(value, Failure):
+            calls = calls_in(value, self.host.known, name=self.name, loose=not weak)
+            if calls is not None and (not weak or _names_a_known_tool(calls)):
+                self._add(calls)
+            elif weak:
+                self._reject_weak()
+            else:
+                self._add([failure_found(self.name, Failure("invalid_json", "no tool name"))])
+            return
+        name = self.name or sniff_name(text)
+        known = self.host.known
+        if weak and (name is None or (known is not None and name not in known)):
+            self._reject_weak()
+            return
+        if value.kind != "duplicate_key" and self.dialect.repair:
+            fixed = repair(text)
+            if isinstance(fixed, Repaired):
+                loose = not weak and not fixed.by_json_repair
+                calls = calls_in(fixed.value, known, name=self.name, loose=loose)
+                if calls:
+                    for call in calls:
+                        call.repaired = fixed.notes if call.problem is None else None
+                    self._add(calls)
+                    return
+            else:
+                value = fixed
+        self._add([failure_found(name, value)])
+
+    def _add(self, calls: list[Found]) -> None:
+        if self.index is not None:
+            calls[0].index = self.index
+            self.index = None
+        self.sniffed = self.dialect.weak
+        self.found.extend(calls)
+
+    # -- Qwen3-Coder XML -----------------------------------------------------
+
+    def _start_xml(self, *, strict: bool) -> None:
+        closers = self.dialect.closers
+        announce = (lambda name: None) if self.dialect.weak else self.host.announce
+        self.xml = XmlReader(self.raw, announce, strict=strict, closers=closers)
+        self.phase = _XML
+
+    def _xml(self, buf: str, pos: int, final: bool) -> int:
+        assert self.xml is not None
+        status, new = self.xml.read(buf, pos, final)
+        if status == XML_REJECT:
+            if final and not self.xml.strict:
+                self.raw.append(buf[new:])
+                self._done([self.xml.truncated()])
+                return len(buf)
+            return self._reject(new)
+        if status == XML_DONE:
+            self.found.append(self.xml.found(self.host.known, self.host.schemas))
+            self.xml = None
+            self.phase = _AFTER
+        elif final and new == pos:
+            self.raw.append(buf[new:])
+            self._done([self.xml.truncated()])
+            return len(buf)
+        return new
+
+    # -- after a value -------------------------------------------------------
+
+    def _after(self, buf: str, pos: int, final: bool) -> int:
+        if self.dialect is BARE:
+            at = _WS.match(buf, pos).end()  # type: ignore[union-attr]
+            self.raw.append(buf[pos:at])
+            if at < len(buf):
+                return self._reject(at)
+            if final:
+                self._done()
+            return at
+        i, n = pos, len(buf)
+        skip = _WEAK_SKIP if self.dialect.weak else _STRONG_SKIP
+        while i - pos <= _AFTER_LIMIT:
+            if i >= n:
+                if final:
+                    self.unclosed = self.dialect.closer_required
+                    self._done()
+                return pos
+            closer = next((c for c in self.dialect.closers if buf.startswith(c, i)), None)
+            if closer is not None:
+                self.raw.append(buf[pos : i + len(closer)])
+                self.closed = True
+                self._done()
+                return i + len(closer)
+            nxt = self._next_value(buf, pos, i, final)
+            if nxt is not None:
+                return nxt
+            m = skip.match(buf, i)
+            if m is not None:
+                i = m.end()
+                continue
+            literals = self.dialect.closers + _AFTER_LITERALS + ("<function=",)
+            if not final and prelude.partial_literal(buf, i, literals):
+                return pos
+            break
+        return self._end_open(pos)
+
+    def _next_value(self, buf: str, pos: int, i: int, final: bool) -> int | None:
+        """If another value of the same block starts at ``i``, enter it; else None."""
+        if not self.dialect.multi:
+            return None
+        if self.dialect.xml and buf.startswith("<function=", i):
+            self.raw.append(buf[pos : i + len("<function=")])
+            self._start_xml(strict=False)
+            return i + len("<function=")
+        if buf[i] not in "{[" or self.name is not None:
+            return None
+        ok = prelude.gate(buf, i, final, prelude.STRONG_GATE)
+        if ok is None:
+            return pos
+        if not ok:
+            return None
+        self.raw.append(buf[pos:i])
+        self.phase = _VALUE
+        return i
+
+    def _end_open(self, pos: int) -> int:
+        """Text that is neither a closer nor another value follows: the block ends."""
+        if self.dialect is FENCE:
+            return self._reject(pos, fence=True)
+        self._done()
+        return pos
+
+    def _done(self, found: list[Found] | None = None) -> None:
+        if found:
+            self.found.extend(found)
+        self.status = DONE
+
+
+def _names_a_known_tool(calls: list[Found]) -> bool:
+    return any(call.problem is None or call.problem[0] != "unknown_tool" for call in calls)

@@ -1,0 +1,212 @@
+"""Qwen3-Coder's XML calls: ``<function=Name><parameter=p>value</parameter></function>``.
+
+Parameter values are raw text, not JSON: a value ends at ``</parameter>`` (or, when
+the model forgot it, at the next ``<parameter=`` or ``</function>``), so a JSON or
+``</tool_call>`` literal inside a value is content. Values are typed by the tool's
+JSON Schema when it says integer, number, boolean, null, object or array; anything
+else stays text for the engine's validation to judge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+from nehanda.toolcalls import messages
+from nehanda.toolcalls.jsonvalue import Failure, decode
+from nehanda.toolcalls.prelude import partial_literal
+from nehanda.toolcalls.shapes import Found, checked
+
+_TAG_NAME = re.compile(r"([^<>\n]{1,256})>")
+_TAG_NAME_PARTIAL = re.compile(r"[^<>\n]{0,256}\Z")
+_WS = re.compile(r"\s*")
+_VALUE_END = re.compile(r"</parameter>|<parameter=|</function>")
+_TERMS = ("</parameter>", "<parameter=", "</function>")
+_INTEGER = re.compile(r"\s*[-+]?\d{1,4000}\s*")
+_NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
+
+MORE, DONE, REJECT = 0, 1, 2
+_NAME, _HEAD, _VALUE, _DONE = 0, 1, 2, 3
+
+
+class XmlReader:
+    """Reads one ``<function=...>`` element, starting just after ``<function=``.
+
+    ``strict``: the element stands without a wrapper, so anything but parameters
+    before the first parameter makes it a mention. ``closers`` are the wrapper's
+    closers, which also end a function whose ``</function>`` is missing.
+    """
+
+    def __init__(
+        self,
+        raw: list[str],
+        announce: Callable[[str], int | None],
+        *,
+        strict: bool,
+        closers: tuple[str, ...],
+    ) -> None:
+        self.raw = raw
+        self.announce = announce
+        self.strict = strict
+        self.closers = closers
+        self.phase = _NAME
+        self.name = ""
+        self.index: int | None = None
+        self.params: dict[str, str] = {}
+        self.duplicate: str | None = None
+        self.param = ""
+        self.chunks: list[str] = []
+
+    def read(self, buf: str, pos: int, final: bool) -> tuple[int, int]:
+        """Advance from ``pos``; returns ``(status, new_pos)``; consumed text goes to raw.
+
+        MORE with no progress means the element needs more text than ``buf`` holds.
+        """
+        while True:
+            phase = self.phase
+            if phase == _NAME:
+                status, new = self._read_name(buf, pos, final)
+            elif phase == _HEAD:
+                status, new = self._read_head(buf, pos, final)
+            else:
+                status, new = self._read_value(buf, pos, final)
+            if new > pos and status != REJECT:
+                self.raw.append(buf[pos:new])
+            if status != MORE or (new == pos and self.phase == phase):
+                return status, new
+            pos = new
+
+    def _read_name(self, buf: str, pos: int, final: bool) -> tuple[int, int]:
+        m = _TAG_NAME.match(buf, pos)
+        if m is None or not m.group(1).strip():
+            if m is None and not final and _TAG_NAME_PARTIAL.match(buf, pos):
+                return MORE, pos
+            return REJECT, pos
+        self.name = m.group(1).strip()
+        self.index = self.announce(self.name)
+        self.phase = _HEAD
+        return MORE, m.end()
+
+    def _read_head(self, buf: str, pos: int, final: bool) -> tuple[int, int]:
+        start = pos
+        pos = _WS.match(buf, pos).end()  # type: ignore[union-attr]
+        if pos >= len(buf):
+            return MORE, pos
+        if buf.startswith("<parameter=", pos):
+            m = _TAG_NAME.match(buf, pos + 11)
+            if m is None:
+                if not final and _TAG_NAME_PARTIAL.match(buf, pos + 11):
+                    return MORE, pos
+                return self._junk(buf, start, pos)
+            self.param = m.group(1).strip()
+            self.phase = _VALUE
+            return MORE, m.end()
+        if buf.startswith("</function>", pos):
+            self.phase = _DONE
+            return DONE, pos + 11
+        if buf.startswith(self.closers, pos):
+            self.phase = _DONE
+            return DONE, pos
+        if not final and partial_literal(buf, pos, ("<parameter=", "</function>", *self.closers)):
+            return MORE, pos
+        return self._junk(buf, start, pos)
+
+    def _junk(self, buf: str, start: int, pos: int) -> tuple[int, int]:
+        if self.strict and not self.params:
+            return REJECT, start
+        nxt = buf.find("<", pos + 1)
+        return MORE, (len(buf) if nxt < 0 else nxt)
+
+    def _read_value(self, buf: str, pos: int, final: bool) -> tuple[int, int]:
+        m = _VALUE_END.search(buf, pos)
+        if m is None:
+            safe = len(buf)
+            k = buf.rfind("<", max(pos, len(buf) - 11))
+            if k >= 0 and not final and partial_literal(buf, k, _TERMS):
+                safe = k
+            self.chunks.append(buf[pos:safe])
+            return MORE, safe
+        self.chunks.append(buf[pos : m.start()])
+        value = "".join(self.chunks)
+        self.chunks = []
+        if self.param in self.params:
+            self.duplicate = self.duplicate or self.param
+        self.params[self.param] = value
+        self.phase = _HEAD
+        return MORE, (m.end() if m.group() == "</parameter>" else m.start())
+
+    def found(
+        self, known: Collection[str] | None, schemas: Mapping[str, Mapping[str, Any]]
+    ) -> Found:
+        if self.duplicate is not None:
+            problem = messages.duplicate_key(self.name, self.duplicate)
+            return Found(self.name, {}, ("duplicate_key", problem), index=self.index)
+        schema = schemas.get(self.name)
+        args = {k: typed(_unwrap(v), _property(schema, k)) for k, v in self.params.items()}
+        found = checked(self.name, args, known)
+        found.index = self.index
+        return found
+
+    def truncated(self) -> Found:
+        name = self.name or None
+        return Found(name, {}, ("truncated", messages.truncated(name)), index=self.index)
+
+
+def _unwrap(value: str) -> str:
+    # The chat template writes each value on its own line; those two newlines are markup.
+    if value.startswith("\n"):
+        value = value[1:]
+    if value.endswith("\n"):
+        value = value[:-1]
+    return value
+
+
+def _property(schema: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
+    props = schema.get("properties") if isinstance(schema, Mapping) else None
+    prop = props.get(name) if isinstance(props, Mapping) else None
+    return prop if isinstance(prop, Mapping) else {}
+
+
+def _types(prop: Mapping[str, Any]) -> list[str]:
+    declared = prop.get("type")
+    if isinstance(declared, str):
+        return [declared]
+    if isinstance(declared, list):
+        return [t for t in declared if isinstance(t, str)]
+    found: list[str] = []
+    for key in ("anyOf", "oneOf"):
+        for option in prop.get(key) or ():
+            if isinstance(option, Mapping):
+                found.extend(_types(option))
+    return found
+
+
+def _as(kind: str, text: str) -> tuple[bool, Any]:
+    stripped = text.strip()
+    if kind == "integer" and _INTEGER.fullmatch(text):
+        return True, int(stripped)
+    if kind == "number" and _NUMBER.fullmatch(text):
+        number = float(stripped)
+        return True, int(number) if number.is_integer() and _INTEGER.fullmatch(text) else number
+    if kind == "boolean" and stripped.lower() in ("true", "false"):
+        return True, stripped.lower() == "true"
+    if kind == "null" and stripped in ("null", "None"):
+        return True, None
+    if kind in ("object", "array"):
+        value = decode(stripped)
+        wanted = dict if kind == "object" else list
+        if not isinstance(value, Failure) and isinstance(value, wanted):
+            return True, value
+    return False, None
+
+
+def typed(text: str, prop: Mapping[str, Any]) -> Any:
+    """The parameter's value as the schema types it; the text itself when it cannot be."""
+    for kind in _types(prop):
+        if kind == "string":
+            return text
+        ok, value = _as(kind, text)
+        if ok:
+            return value
+    return text

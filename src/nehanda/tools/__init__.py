@@ -1,0 +1,9 @@
+"""The built-in tools: Read, LS, Glob and Grep, one module each, and their registry.
+
+A tool is an argument model (pydantic, which yields the JSON Schema), a description
+written for the model, a permission default (``read_only``) and an async handler
+(``base.Tool``). ``registry.execute_builtin_tool`` is the one way the engine runs them.
+Helpers: ``paths`` (workspace confinement), ``output`` (caps), ``patterns`` (globs),
+``ignore`` (.gitignore), ``walk`` (directory walks), ``grep_search`` and ``ripgrep``
+(Grep's two backends).
+"""

@@ -1,0 +1,89 @@
+"""The built-in tools by name, and the one pipeline every call goes through.
+
+``execute_builtin_tool`` never raises for a bad call: an unknown name, unreadable or
+invalid arguments, a ``ToolError`` or an unexpected failure all become an error
+``ToolResult`` whose text tells the model what went wrong, so the engine can send it
+back and carry on. Every result's content is capped (``output.cap_output``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from types import MappingProxyType
+from typing import Any
+
+import pydantic
+
+from nehanda.errors import ToolError
+from nehanda.tools import glob, grep, ls, read
+from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.output import cap_output
+from nehanda.types import ToolResult, ToolSpec, ToolUse
+
+# Later tools (Write, Edit, Bash) join this tuple; the order is the order models see.
+_TOOLS: tuple[Tool, ...] = (read.TOOL, ls.TOOL, glob.TOOL, grep.TOOL)
+
+BUILTIN_TOOLS: Mapping[str, Tool] = MappingProxyType({tool.name: tool for tool in _TOOLS})
+
+# How much of a rejected value to quote back: enough to recognise it.
+_MAX_QUOTED_INPUT = 80
+
+
+@cache
+def builtin_specs() -> tuple[ToolSpec, ...]:
+    return tuple(tool.spec() for tool in _TOOLS)
+
+
+async def execute_builtin_tool(tool_use: ToolUse, context: ToolContext) -> ToolResult:
+    tool = BUILTIN_TOOLS.get(tool_use.name)
+    if tool is None:
+        names = ", ".join(BUILTIN_TOOLS)
+        return _error(tool_use, f"Unknown tool {tool_use.name!r}. The tools are: {names}.")
+    if tool_use.input_error is not None:
+        return _error(tool_use, tool_use.input_error)
+    try:
+        args = tool.args_model.model_validate(tool_use.input)
+    except pydantic.ValidationError as error:
+        return _error(tool_use, describe_invalid_arguments(tool, error))
+    try:
+        content = await tool.handler(args, context)
+    except ToolError as error:
+        return _error(tool_use, str(error))
+    except Exception as error:  # a bug in a tool must not end the session
+        return _error(tool_use, f"{tool.name} failed: {type(error).__name__}: {error}")
+    return ToolResult(tool_use.id, cap_output(content))
+
+
+def describe_invalid_arguments(tool: Tool, error: pydantic.ValidationError) -> str:
+    """Say, in words a model can act on, which parameter is wrong and why."""
+    problems = [_problem(item) for item in error.errors(include_url=False)]
+    return (
+        f"Invalid arguments for {tool.name}: {'; '.join(problems)}. "
+        f"Valid parameters: {_parameter_list(tool)}."
+    )
+
+
+def _problem(item: Any) -> str:
+    name = ".".join(str(part) for part in item["loc"])
+    if item["type"] == "extra_forbidden":
+        return f"unknown parameter {name!r}"
+    if item["type"] == "missing":
+        return f"missing required parameter {name!r}"
+    if not name:
+        return f"the arguments must be a JSON object ({item['msg']})"
+    quoted = repr(item["input"])
+    if len(quoted) > _MAX_QUOTED_INPUT:
+        quoted = quoted[:_MAX_QUOTED_INPUT] + "..."
+    return f"parameter {name!r}: {item['msg']} (got {quoted})"
+
+
+def _parameter_list(tool: Tool) -> str:
+    fields = tool.args_model.model_fields
+    return ", ".join(
+        f"{name} (required)" if info.is_required() else name for name, info in fields.items()
+    )
+
+
+def _error(tool_use: ToolUse, message: str) -> ToolResult:
+    return ToolResult(tool_use.id, cap_output(message), is_error=True)

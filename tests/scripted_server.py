@@ -1,0 +1,140 @@
+"""A scripted HTTP server on 127.0.0.1 that replays recorded protocol bytes.
+
+The server answers each POST with the next scripted ``Reply``: real status lines,
+headers and chunked bodies written to a real socket, optionally in awkward pieces,
+after a stall, or cut off without the closing chunk. It records every request.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+STREAMS = Path(__file__).parent / "fixtures" / "streams"
+
+
+def fixture_body(name: str) -> bytes:
+    """A recorded body; ``.json`` files lose their first line, which describes them."""
+    raw = (STREAMS / name).read_bytes()
+    if name.endswith(".json"):
+        assert raw.startswith(b": ")
+        return raw.split(b"\n", 1)[1].strip()
+    assert raw.startswith(b": "), f"{name} must open with a comment naming the behaviour"
+    return raw
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    piece: int | None = None  # write the body in pieces of this many bytes
+    stall_before: float = 0.0  # sleep before the status line
+    stall_after: int | None = None  # sleep this many bytes into the body...
+    stall_for: float = 0.0  # ...for this long
+    cut: bool = False  # close the socket without the closing chunk
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class ScriptedServer:
+    def __init__(self) -> None:
+        self.replies: list[Reply] = []
+        self.requests: list[Received] = []
+        handler = type("Handler", (_Handler,), {"script": self})
+        self._httpd = _QuietServer(("127.0.0.1", 0), handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def reply(self, *replies: Reply) -> ScriptedServer:
+        self.replies.extend(replies)
+        return self
+
+    def stream(self, name_or_body: str | bytes, **options: Any) -> ScriptedServer:
+        body = fixture_body(name_or_body) if isinstance(name_or_body, str) else name_or_body
+        headers = {"Content-Type": "text/event-stream"}
+        return self.reply(Reply(200, body, headers, **options))
+
+    def error(self, status: int, name_or_text: str, **headers: str) -> ScriptedServer:
+        if name_or_text.endswith(".json"):
+            body, kind = fixture_body(name_or_text), "application/json"
+        else:
+            body, kind = name_or_text.encode(), "text/html"
+        return self.reply(Reply(status, body, {"Content-Type": kind, **headers}))
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that timed out and hung up is what some tests want
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    script: ScriptedServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.script.requests.append(
+            Received(self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw))
+        )
+        if not self.script.replies:
+            self._send_plain(418, b"no reply scripted")
+            return
+        reply = self.script.replies.pop(0)
+        time.sleep(reply.stall_before)
+        if reply.status != 200:
+            self._send_plain(reply.status, reply.body, reply.headers)
+            return
+        self.send_response(200)
+        for key, value in reply.headers.items():
+            self.send_header(key, value)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self._send_chunked(reply)
+
+    def _send_plain(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_chunked(self, reply: Reply) -> None:
+        size = reply.piece or len(reply.body) or 1
+        sent = 0
+        for start in range(0, len(reply.body), size):
+            piece = reply.body[start : start + size]
+            if reply.stall_after is not None and sent <= reply.stall_after < sent + len(piece):
+                time.sleep(reply.stall_for)
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.flush()
+            sent += len(piece)
+        if reply.cut:
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self.wfile.write(b"0\r\n\r\n")
