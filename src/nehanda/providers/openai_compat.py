@@ -351,12 +351,14 @@ class OpenAICompatProvider:
         async with open_stream(
             self._client, target, payload, headers=headers, timeout=self._timeout, retry=self._retry
         ) as body:
+            # Read to the end even after [DONE], as OpenAI's own SDK does, so that the
+            # connection goes back to the pool instead of being closed.
             async for data in body:
+                if state.done:
+                    continue
                 for event in decoder.feed(data):
                     for out in state.handle_sse(event):
                         yield out
-                if state.done:
-                    break
         for event in decoder.flush():
             for out in state.handle_sse(event):
                 yield out

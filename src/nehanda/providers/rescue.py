@@ -15,13 +15,14 @@ from dataclasses import replace
 
 from nehanda.events import (
     MessageEnd,
+    ReasoningDelta,
     StreamEvent,
     TextDelta,
     ToolCallProblem,
     ToolUseEnd,
 )
 from nehanda.providers.base import Capabilities, ChatRequest, Provider
-from nehanda.toolcalls import ToolCallScanner
+from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
 from nehanda.toolcalls.prompt import (
     is_example_echo,
     render_call,
@@ -51,26 +52,51 @@ class RescueProvider:
         await self.inner.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        scanner = ToolCallScanner(
-            [spec.name for spec in request.tools],
-            {spec.name: spec.input_schema for spec in request.tools},
-        )
-        calls = 0
+        state = RescueStreamState(request.tools)
         async for event in self.inner.stream(rescue_request(request)):
-            if isinstance(event, TextDelta):
-                parsed = scanner.feed(event.text)
-            elif isinstance(event, MessageEnd):
-                parsed = scanner.finish()
-            else:
-                parsed = [event]
-            for out in _refuse_echoes(parsed, request.tools):
-                calls += isinstance(out, ToolUseEnd)
+            for out in state.handle(event):
                 yield out
-            if isinstance(event, MessageEnd):
-                stop = (
-                    "tool_use" if calls and event.stop_reason == "end_turn" else event.stop_reason
-                )
-                yield MessageEnd(stop, event.usage)
+
+
+class RescueStreamState:
+    """The inner provider's events in, native-path events out; one per response."""
+
+    def __init__(self, tools: tuple[ToolSpec, ...]) -> None:
+        self.tools = tools
+        self.names = [spec.name for spec in tools]
+        self.schemas = {spec.name: spec.input_schema for spec in tools}
+        self.scanner = ToolCallScanner(self.names, self.schemas)
+        self.calls = 0
+        self.shown: list[str] = []
+        self.reasoning: list[str] = []
+
+    def handle(self, event: StreamEvent) -> list[StreamEvent]:
+        if isinstance(event, TextDelta):
+            return self._note(self.scanner.feed(event.text))
+        if not isinstance(event, MessageEnd):
+            return self._note([event])
+        out = self._note(self.scanner.finish())
+        if not self.calls and not "".join(self.shown).strip():
+            out += self._calls_in_reasoning()
+        tool_use = self.calls and event.stop_reason == "end_turn"
+        return [*out, MessageEnd("tool_use" if tool_use else event.stop_reason, event.usage)]
+
+    def _note(self, events: Iterable[StreamEvent]) -> list[StreamEvent]:
+        out = list(_refuse_echoes(events, self.tools))
+        for event in out:
+            if isinstance(event, ToolUseEnd):
+                self.calls += 1
+            elif isinstance(event, TextDelta):
+                self.shown.append(event.text)
+            elif isinstance(event, ReasoningDelta):
+                self.reasoning.append(event.text)
+        return out
+
+    def _calls_in_reasoning(self) -> list[StreamEvent]:
+        """A reasoning model cut off before its answer leaves only reasoning; then the
+        calls in that reasoning are its answer."""
+        found = parse_tool_calls("".join(self.reasoning), self.names, self.schemas).calls
+        return self._note(ToolUseEnd(index, use) for index, use in enumerate(found))
 
 
 def _refuse_echoes(
