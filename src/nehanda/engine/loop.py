@@ -45,6 +45,13 @@ class LeakedCallsRecovered:
 
 
 @dataclass(frozen=True)
+class ToolStarted:
+    """A call is about to go through permissions and run."""
+
+    tool_use: ToolUse
+
+
+@dataclass(frozen=True)
 class ToolExecuted:
     tool_use: ToolUse
     result: ToolResult
@@ -61,7 +68,13 @@ class RunFinished:
 
 
 EngineEvent = (
-    StreamEvent | TurnStarted | ModeSwitched | LeakedCallsRecovered | ToolExecuted | RunFinished
+    StreamEvent
+    | TurnStarted
+    | ModeSwitched
+    | LeakedCallsRecovered
+    | ToolStarted
+    | ToolExecuted
+    | RunFinished
 )
 
 
@@ -100,6 +113,7 @@ class Agent:
                 return
             results: list[Part] = []
             for tool_use in runnable:
+                yield ToolStarted(tool_use)
                 started = time.perf_counter()
                 result = await self.run_tool(tool_use)
                 results.append(result)

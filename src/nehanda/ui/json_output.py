@@ -15,6 +15,7 @@ from nehanda.engine.loop import (
     ModeSwitched,
     RunFinished,
     ToolExecuted,
+    ToolStarted,
 )
 from nehanda.events import ReasoningDelta, TextDelta
 from nehanda.ui.summary import describe_notice
@@ -44,7 +45,12 @@ class JsonOutput:
     def handle(self, event: EngineEvent) -> None:
         if notice := describe_notice(event):
             self.err.write(f"note: {notice}\n")
-        if isinstance(event, ToolExecuted):
+        if isinstance(event, ToolStarted):
+            call = event.tool_use
+            self._stream(
+                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
+            )
+        elif isinstance(event, ToolExecuted):
             call = event.tool_use
             self.tool_calls.append(
                 {
@@ -53,9 +59,6 @@ class JsonOutput:
                     "input": call.input,
                     "is_error": event.result.is_error,
                 }
-            )
-            self._stream(
-                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
             )
             self._stream(
                 {

@@ -1,0 +1,180 @@
+"""The session log: an append-only JSONL file per session, under the XDG state dir.
+
+Each record is one line, flushed and fsynced as it happens, so a crash or kill loses
+at most the record in flight; a truncated last line is skipped (with a warning) when
+the log is read back. Values of environment variables whose names say they are
+secrets (KEY, TOKEN, SECRET, PASSWORD) are redacted before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from nehanda.types import Message, Part, ReasoningPart, TextPart, ToolResult, ToolUse
+
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+MIN_SECRET_LENGTH = 8
+
+
+def sessions_dir() -> Path:
+    from platformdirs import user_state_path
+
+    return user_state_path("nehanda") / "sessions"
+
+
+def new_session_id() -> str:
+    """Sortable by start time, unique enough for one user's sessions."""
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def secret_values(environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
+    values = {
+        v for k, v in environ.items() if SECRET_NAME.search(k) and len(v) >= MIN_SECRET_LENGTH
+    }
+    return tuple(sorted(values, key=len, reverse=True))
+
+
+def redact(text: str, values: Iterable[str]) -> str:
+    for value in values:
+        if value in text:
+            text = text.replace(value, "[REDACTED]")
+        escaped = json.dumps(value)[1:-1]
+        if escaped != value and escaped in text:
+            text = text.replace(escaped, "[REDACTED]")
+    return text
+
+
+def part_to_json(part: Part) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, ReasoningPart):
+        return {"type": "reasoning", "text": part.text, "signature": part.signature}
+    if isinstance(part, ToolUse):
+        return {
+            "type": "tool_use",
+            "id": part.id,
+            "name": part.name,
+            "input": part.input,
+            "origin": part.origin,
+            "input_error": part.input_error,
+        }
+    return {
+        "type": "tool_result",
+        "tool_use_id": part.tool_use_id,
+        "content": part.content,
+        "is_error": part.is_error,
+    }
+
+
+def part_from_json(data: Mapping[str, Any]) -> Part:
+    kind = data["type"]
+    if kind == "text":
+        return TextPart(data["text"])
+    if kind == "reasoning":
+        return ReasoningPart(data["text"], data.get("signature"))
+    if kind == "tool_use":
+        return ToolUse(
+            data["id"],
+            data["name"],
+            dict(data["input"]),
+            data.get("origin", "native"),
+            data.get("input_error"),
+        )
+    if kind == "tool_result":
+        return ToolResult(data["tool_use_id"], data["content"], bool(data.get("is_error")))
+    raise ValueError(f"unknown part type {kind!r}")
+
+
+def message_to_json(message: Message) -> dict[str, Any]:
+    return {"role": message.role, "parts": [part_to_json(p) for p in message.parts]}
+
+
+def message_from_json(data: Mapping[str, Any]) -> Message:
+    return Message(data["role"], tuple(part_from_json(p) for p in data["parts"]))
+
+
+class SessionLog:
+    """Appends records to one session's file; every write is durable before it returns."""
+
+    def __init__(self, path: Path, redacted: tuple[str, ...] = ()) -> None:
+        self.path = path
+        self.redacted = redacted
+        self._file: IO[str] | None = None
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("a", encoding="utf-8")
+        line = redact(json.dumps(record, ensure_ascii=False), self.redacted)
+        self._file.write(line + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def message(self, message: Message) -> None:
+        self.append({"type": "message", "message": message_to_json(message)})
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+@dataclass
+class Session:
+    """A session read back: its header, its messages, and what was wrong with the file."""
+
+    id: str
+    header: dict[str, Any] = field(default_factory=dict)
+    messages: list[Message] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def first_prompt(self) -> str:
+        return next((m.text for m in self.messages if m.role == "user"), "")
+
+    @property
+    def turns(self) -> int:
+        return sum(1 for m in self.messages if m.role == "assistant")
+
+
+def read_session(path: Path) -> Session:
+    session = Session(path.stem)
+    with path.open(encoding="utf-8") as file:
+        for number, line in enumerate(file, 1):
+            _read_record(session, path, number, line)
+    return session
+
+
+def _read_record(session: Session, path: Path, number: int, line: str) -> None:
+    try:
+        record = json.loads(line)
+        kind = record["type"]
+        if kind == "session":
+            session.header = record
+        elif kind == "message":
+            session.messages.append(message_from_json(record["message"]))
+    except (ValueError, KeyError, TypeError) as exc:
+        session.warnings.append(f"{path}:{number}: skipped an unreadable record ({exc})")
+
+
+def iter_sessions(directory: Path | None = None) -> Iterator[Path]:
+    """Session files, newest first."""
+    directory = directory or sessions_dir()
+    if directory.is_dir():
+        yield from sorted(directory.glob("*.jsonl"), reverse=True)
+
+
+def latest_session(workspace: Path, directory: Path | None = None) -> Session | None:
+    for path in iter_sessions(directory):
+        session = read_session(path)
+        if session.header.get("workspace") == str(workspace):
+            return session
+    return None

@@ -1,0 +1,34 @@
+"""AGENTS.md files reach the system prompt, capped, workspace last."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from nehanda.engine.system_prompt import (
+    MAX_INSTRUCTIONS_CHARS,
+    build_system_prompt,
+    load_instructions,
+)
+
+
+def test_user_and_workspace_instructions_in_order(tmp_path: Path) -> None:
+    user_dir = Path(os.environ["XDG_CONFIG_HOME"]) / "nehanda"
+    user_dir.mkdir(parents=True)
+    (user_dir / "AGENTS.md").write_text("Always answer in French.")
+    (tmp_path / "AGENTS.md").write_text("Run tests with `make check`.")
+    prompt = build_system_prompt(tmp_path, load_instructions(tmp_path))
+    assert str(tmp_path) in prompt
+    assert prompt.index("Always answer in French.") < prompt.index("Run tests with `make check`.")
+
+
+def test_huge_instructions_are_capped_and_say_so(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("x" * (MAX_INSTRUCTIONS_CHARS * 3))
+    [item] = load_instructions(tmp_path)
+    assert item.truncated and len(item.text) == MAX_INSTRUCTIONS_CHARS
+    assert "cut short" in build_system_prompt(tmp_path, [item])
+
+
+def test_no_instructions_no_section(tmp_path: Path) -> None:
+    assert load_instructions(tmp_path) == []
+    assert "Instructions from" not in build_system_prompt(tmp_path, [])

@@ -1,0 +1,92 @@
+"""The session log: durable lines, a torn last line survived, secrets never written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nehanda.engine.transcript import (
+    SessionLog,
+    latest_session,
+    message_from_json,
+    message_to_json,
+    read_session,
+    redact,
+    secret_values,
+)
+from nehanda.types import Message, ReasoningPart, TextPart, ToolResult, ToolUse
+
+CONVERSATION = [
+    Message.text_message("user", "read it"),
+    Message(
+        "assistant",
+        (
+            ReasoningPart("thinking", "sig"),
+            TextPart("Sure."),
+            ToolUse("c1", "Read", {"file_path": "a"}),
+        ),
+    ),
+    Message("tool", (ToolResult("c1", "line one\nline two"),)),
+    Message.text_message("assistant", "It has two lines."),
+]
+
+
+def write_session(path: Path, workspace: Path, messages: list[Message]) -> None:
+    log = SessionLog(path)
+    log.append({"type": "session", "id": path.stem, "workspace": str(workspace)})
+    for message in messages:
+        log.message(message)
+    log.close()
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "s1.jsonl"
+    write_session(path, tmp_path, CONVERSATION)
+    session = read_session(path)
+    assert session.messages == CONVERSATION
+    assert (session.first_prompt, session.turns, session.warnings) == ("read it", 2, [])
+
+
+def test_torn_last_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "s1.jsonl"
+    write_session(path, tmp_path, CONVERSATION)
+    with path.open("a") as file:
+        file.write('{"type": "message", "message": {"role": "assist')
+    session = read_session(path)
+    assert session.messages == CONVERSATION
+    assert len(session.warnings) == 1 and f"{path}:6" in session.warnings[0]
+
+
+def test_secrets_from_the_environment_are_redacted(tmp_path: Path) -> None:
+    values = secret_values(
+        {"MY_API_KEY": "sk-abcdef123456", "GH_TOKEN": 'tok"en\\value', "HOME": "/root"}
+    )
+    assert "/root" not in values
+    path = tmp_path / "s.jsonl"
+    log = SessionLog(path, values)
+    log.message(Message("tool", (ToolResult("c", 'KEY=sk-abcdef123456 and tok"en\\value'),)))
+    log.close()
+    text = path.read_text()
+    assert "sk-abcdef123456" not in text and "en\\\\value" not in text
+    assert read_session(path).messages[0].tool_results[0].content == "KEY=[REDACTED] and [REDACTED]"
+
+
+def test_latest_session_is_per_workspace(tmp_path: Path) -> None:
+    here, there = tmp_path / "here", tmp_path / "there"
+    write_session(tmp_path / "20260101-000000-aaaaaa.jsonl", here, CONVERSATION[:1])
+    write_session(tmp_path / "20260102-000000-bbbbbb.jsonl", there, CONVERSATION[:1])
+    found = latest_session(here, tmp_path)
+    assert found is not None and found.id == "20260101-000000-aaaaaa"
+    assert latest_session(tmp_path / "elsewhere", tmp_path) is None
+
+
+@given(st.text(), st.text(min_size=8).filter(lambda s: s.strip() == s and s))
+def test_redaction_removes_every_occurrence(text: str, secret: str) -> None:
+    assert secret not in redact(text + secret + text, [secret]).replace("[REDACTED]", "\0")
+
+
+def test_messages_survive_json() -> None:
+    for message in CONVERSATION:
+        assert message_from_json(message_to_json(message)) == message
