@@ -1,8 +1,10 @@
 """A scripted HTTP server on 127.0.0.1 that replays recorded protocol bytes.
 
-The server answers each POST with the next scripted ``Reply``: real status lines,
+The server answers each request with the next scripted ``Reply``: real status lines,
 headers and chunked bodies written to a real socket, optionally in awkward pieces,
-after a stall, or cut off without the closing chunk. It records every request.
+after a stall, or cut off without the closing chunk. A ``route`` answers every
+request for one method and path with the same reply instead (Ollama's ``/api/tags``,
+say). It records every request, GETs included.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ STREAMS = Path(__file__).parent / "fixtures" / "streams"
 
 
 def fixture_body(name: str) -> bytes:
-    """A recorded body; ``.json`` files lose their first line, which describes them."""
+    """A recorded body; ``.json`` and ``.ndjson`` files lose their first line, which
+    describes them (SSE keeps it: a line starting with ``:`` is an SSE comment)."""
     raw = (STREAMS / name).read_bytes()
-    if name.endswith(".json"):
-        assert raw.startswith(b": ")
-        return raw.split(b"\n", 1)[1].strip()
+    if name.endswith((".json", ".ndjson")):
+        assert raw.startswith(b": "), f"{name} must open with a comment naming the behaviour"
+        body = raw.split(b"\n", 1)[1]
+        return body.strip() if name.endswith(".json") else body
     assert raw.startswith(b": "), f"{name} must open with a comment naming the behaviour"
     return raw
 
@@ -46,11 +50,13 @@ class Received:
     path: str
     headers: dict[str, str]
     body: Any
+    method: str = "POST"
 
 
 class ScriptedServer:
     def __init__(self) -> None:
         self.replies: list[Reply] = []
+        self.routes: dict[tuple[str, str], Reply] = {}
         self.requests: list[Received] = []
         handler = type("Handler", (_Handler,), {"script": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
@@ -59,16 +65,34 @@ class ScriptedServer:
         self._thread.start()
 
     @property
+    def root_url(self) -> str:
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        return self.root_url + "/v1"
+
+    def route(self, method: str, path: str, reply: Reply) -> ScriptedServer:
+        self.routes[(method, path)] = reply
+        return self
+
+    def json(self, body: Any, status: int = 200) -> ScriptedServer:
+        """Queues one whole JSON answer (a fixture name, or a value to encode)."""
+        raw = fixture_body(body) if isinstance(body, str) else json.dumps(body).encode()
+        return self.reply(Reply(status, raw, {"Content-Type": "application/json"}))
+
+    def received(self, path: str) -> list[Received]:
+        return [request for request in self.requests if request.path == path]
 
     def reply(self, *replies: Reply) -> ScriptedServer:
         self.replies.extend(replies)
         return self
 
-    def stream(self, name_or_body: str | bytes, **options: Any) -> ScriptedServer:
+    def stream(
+        self, name_or_body: str | bytes, content_type: str = "text/event-stream", **options: Any
+    ) -> ScriptedServer:
         body = fixture_body(name_or_body) if isinstance(name_or_body, str) else name_or_body
-        headers = {"Content-Type": "text/event-stream"}
+        headers = {"Content-Type": content_type}
         return self.reply(Reply(200, body, headers, **options))
 
     def error(self, status: int, name_or_text: str, **headers: str) -> ScriptedServer:
@@ -95,15 +119,22 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def do_GET(self) -> None:
+        self._answer("GET", None)
+
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.script.requests.append(
-            Received(self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw))
-        )
-        if not self.script.replies:
+        self._answer("POST", json.loads(raw))
+
+    def _answer(self, method: str, body: Any) -> None:
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        self.script.requests.append(Received(self.path, headers, body, method))
+        reply = self.script.routes.get((method, self.path))
+        if reply is None and self.script.replies:
+            reply = self.script.replies.pop(0)
+        if reply is None:
             self._send_plain(418, b"no reply scripted")
             return
-        reply = self.script.replies.pop(0)
         time.sleep(reply.stall_before)
         if reply.status != 200:
             self._send_plain(reply.status, reply.body, reply.headers)

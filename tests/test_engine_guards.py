@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 from fakes import FakeProvider, text_reply
-
 from nehanda.engine.loop import Agent, EngineEvent, RunFinished, ToolExecuted
 from nehanda.events import MessageEnd, StreamEvent, TextDelta, ToolCallProblem, ToolUseEnd
 from nehanda.types import ToolResult, ToolSpec, ToolUse

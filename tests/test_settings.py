@@ -15,6 +15,7 @@ from nehanda.settings import (
     resolve_named_provider,
     user_settings_path,
 )
+from nehanda.trust import trust_folder
 
 
 def write(path: Path, text: str) -> Path:
@@ -109,6 +110,7 @@ def test_malformed_file_names_file_and_line(
 
 
 def test_api_key_read_from_named_variable_never_stored(tmp_path: Path) -> None:
+    trust_folder(tmp_path)  # an untrusted project may not name a provider's key
     write(
         tmp_path / ".nehanda/settings.toml",
         '[providers.gw]\ntype = "openai"\nbase_url = "http://gw/v1"\napi_key_env = "GW_KEY"\n',

@@ -22,6 +22,7 @@ from nehanda.errors import (
 )
 from nehanda.events import (
     MessageEnd,
+    Notice,
     ReasoningDelta,
     StreamEvent,
     TextDelta,
@@ -49,6 +50,7 @@ __all__ = [
     "Message",
     "MessageEnd",
     "NehandaError",
+    "Notice",
     "PermissionDenied",
     "ProviderConnectionError",
     "ProviderError",

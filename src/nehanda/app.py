@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from nehanda.engine.loop import Agent, ModeSwitched, RunFinished, ToolRunner
+from nehanda.engine.loop import Agent, ModeSwitched, RunFinished
 from nehanda.engine.mode import decide_mode
 from nehanda.engine.system_prompt import build_system_prompt
 from nehanda.errors import NehandaError
+from nehanda.model_config import PROFILES
+from nehanda.permissions import Mode
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
 from nehanda.providers.rescue import RescueProvider
@@ -19,12 +21,17 @@ from nehanda.settings import (
     ProviderConfig,
     Settings,
     load_settings,
+    project_settings_path,
     resolve_named_provider,
+    user_settings_path,
 )
+from nehanda.tool_gate import ToolGate
 from nehanda.tool_support import ToolSupportCache
 from nehanda.tools.base import ToolContext
-from nehanda.tools.registry import BUILTIN_TOOLS, builtin_specs, execute_builtin_tool
-from nehanda.types import Message, ToolResult, ToolUse
+from nehanda.tools.registry import builtin_specs
+from nehanda.trust import trust_store_path
+from nehanda.types import Message
+from nehanda.ui.approval import Approver, NoTerminal, TerminalApprover
 from nehanda.ui.json_output import JsonOutput, RunDescription
 from nehanda.ui.terminal import TerminalOutput
 
@@ -36,6 +43,7 @@ class RunOptions:
     output_format: str
     approve_all: bool
     workspace: Path
+    permission_mode: Mode | None = None
 
 
 def run_once(options: RunOptions) -> int:
@@ -63,22 +71,28 @@ def run_once(options: RunOptions) -> int:
 async def _run(
     options: RunOptions, description: RunDescription, output: JsonOutput | TerminalOutput
 ) -> RunFinished:
-    settings = load_settings(options.workspace, options.flags)
+    settings = _load_settings(options)
     config = await _choose_provider(options.flags, settings)
     support = ToolSupportCache()
+    description.provider, description.model = config.name, config.model or ""
+    provider = create_provider(config)
+    try:
+        capabilities = await provider.capabilities(description.model)
+    except BaseException:
+        await provider.aclose()
+        raise
     decision = decide_mode(
         config.type,
         force_manual_tools=config.force_manual_tools,
+        native_tools=capabilities.native_tools,
         tools_refused=support.refused(config),
     )
-    description.provider, description.model = config.name, config.model or ""
     description.mode = decision.mode
-    provider = create_provider(config)
     agent = Agent(
         provider=RescueProvider(provider) if decision.mode == "rescue" else provider,
         model=description.model,
         tools=builtin_specs(),
-        run_tool=_tool_runner(ToolContext(options.workspace), options.approve_all),
+        run_tool=_tool_gate(options, settings, config),
         max_turns=settings.max_turns,
         mode=decision.mode,
         recover_leaks=settings.recover_leaked_calls,
@@ -106,16 +120,32 @@ async def _choose_provider(flags: Flags, settings: Settings) -> ProviderConfig:
     return await ensure_model(config)
 
 
-def _tool_runner(context: ToolContext, approve_all: bool) -> ToolRunner:
-    async def run_tool(tool_use: ToolUse) -> ToolResult:
-        tool = BUILTIN_TOOLS.get(tool_use.name)
-        if tool is not None and not tool.read_only and not approve_all:
-            return ToolResult(
-                tool_use.id,
-                f"{tool_use.name} was not run: it changes things and needs approval "
-                "(the user did not pass --yes)",
-                is_error=True,
-            )
-        return await execute_builtin_tool(tool_use, context)
+def _load_settings(options: RunOptions) -> Settings:
+    settings = load_settings(options.workspace, options.flags)
+    if settings.untrusted_ignored:
+        sys.stderr.write(
+            f"note: {project_settings_path(options.workspace)} sets "
+            f"{', '.join(settings.untrusted_ignored)}; a project may set these only once "
+            "you trust its folder, so they were ignored (run `nehanda trust` if you do)\n"
+        )
+    return settings
 
-    return run_tool
+
+def _tool_gate(options: RunOptions, settings: Settings, config: ProviderConfig) -> ToolGate:
+    """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal."""
+    mode = "yolo" if options.approve_all else options.permission_mode
+    rules = replace(
+        settings.permissions,
+        mode=mode or settings.permissions.mode,
+        protected=(user_settings_path().parent, trust_store_path().parent),
+    )
+    key_names = {profile.api_key_env for profile in PROFILES.values()}
+    key_names |= {entry.api_key_env for entry in settings.providers.values()}
+    key_names.add(config.api_key_env)
+    context = ToolContext(
+        options.workspace, secret_env=frozenset(name for name in key_names if name)
+    )
+    approver: Approver = NoTerminal()
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        approver = TerminalApprover(sys.stdin, sys.stderr, options.workspace)
+    return ToolGate(context, rules, approver)

@@ -6,6 +6,8 @@ always finish with ``ToolUseEnd`` carrying the complete ``ToolUse``: nothing aft
 the provider layer needs to know which path produced a call. ``ToolCallProblem``
 reports text that looked like a call but could not become one (unknown tool,
 irreparable JSON, truncated block), with a message fit to send back to the model.
+``Notice`` carries something the user should know about the request itself (a
+prompt that may not fit the context the server was asked for); it changes nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ class TextDelta:
 
 @dataclass(frozen=True)
 class ReasoningDelta:
+    """Reasoning text; ``signature`` closes a block whose API verifies it when sent back."""
+
     text: str
+    signature: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,11 @@ class ToolCallProblem:
 
 
 @dataclass(frozen=True)
+class Notice:
+    message: str
+
+
+@dataclass(frozen=True)
 class MessageEnd:
     stop_reason: StopReason
     usage: Usage = field(default_factory=Usage)
@@ -72,5 +82,6 @@ StreamEvent = (
     | ToolUseArgsDelta
     | ToolUseEnd
     | ToolCallProblem
+    | Notice
     | MessageEnd
 )

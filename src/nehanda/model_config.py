@@ -2,7 +2,9 @@
 
 Adapters and the engine read these flags; nothing else tests a provider's name. A
 profile says where a provider type lives by default, which environment variables
-carry its address and key, and how its requests must be shaped.
+carry its address and key, where it lists its models, and how its requests must be
+shaped. Model families (matched by name prefix, first match wins) carry what differs
+between models of one API, such as Claude's output limit and context window.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from nehanda.settings import ProviderConfig
+
+DEFAULT_CONTEXT_CAP = 32768
+"""The most context nehanda asks Ollama to allocate unless settings say otherwise."""
 
 
 @dataclass(frozen=True)
@@ -23,7 +28,16 @@ class ProviderProfile:
     default_model: str | None = None
     omit_tool_choice: bool = False
     forces_rescue: bool = False
-    local_probe_path: str | None = None
+    models_path: str | None = None
+    context_cap: int | None = None
+    api_version: str | None = None
+
+
+@dataclass(frozen=True)
+class ModelFamily:
+    prefix: str
+    max_tokens: int
+    context_length: int | None = None
 
 
 PROFILES: dict[str, ProviderProfile] = {
@@ -33,11 +47,20 @@ PROFILES: dict[str, ProviderProfile] = {
         base_url_env="OPENAI_BASE_URL",
         api_key_env="OPENAI_API_KEY",
         default_model="gpt-4o-mini",
+        models_path="/models",
     ),
-    "lmstudio": ProviderProfile("lmstudio", "http://127.0.0.1:1234/v1", local_probe_path="/models"),
-    "vllm": ProviderProfile("vllm", "http://127.0.0.1:8000/v1", local_probe_path="/models"),
+    # LM Studio lists every downloaded model at /v1/models, embedding models included.
+    "lmstudio": ProviderProfile("lmstudio", "http://127.0.0.1:1234/v1", models_path="/models"),
+    # vLLM streams reasoning as ``reasoning_content`` and, started without
+    # --enable-auto-tool-choice, refuses tools with a 400 that triggers the rescue fallback;
+    # the OpenAI-compatible adapter and the refusal phrases in providers/http.py cover both.
+    "vllm": ProviderProfile("vllm", "http://127.0.0.1:8000/v1", models_path="/models"),
     "ollama": ProviderProfile(
-        "ollama", "http://127.0.0.1:11434", base_url_env="OLLAMA_HOST", local_probe_path="/api/tags"
+        "ollama",
+        "http://127.0.0.1:11434",
+        base_url_env="OLLAMA_HOST",
+        models_path="/api/tags",
+        context_cap=DEFAULT_CONTEXT_CAP,
     ),
     "anthropic": ProviderProfile(
         "anthropic",
@@ -45,6 +68,8 @@ PROFILES: dict[str, ProviderProfile] = {
         base_url_env="ANTHROPIC_BASE_URL",
         api_key_env="ANTHROPIC_API_KEY",
         default_model="claude-sonnet-4-5",
+        models_path="/v1/models",
+        api_version="2023-06-01",
     ),
     "nehanda": ProviderProfile(
         "nehanda",
@@ -53,13 +78,34 @@ PROFILES: dict[str, ProviderProfile] = {
         api_key_env="NEHANDA_API_KEY",
         omit_tool_choice=True,
         forces_rescue=True,
+        models_path="/models",
     ),
 }
+
+CLAUDE_FAMILIES: tuple[ModelFamily, ...] = (
+    ModelFamily("claude-3-5-", 8192, 200_000),
+    ModelFamily("claude-3-7-", 16384, 200_000),
+    ModelFamily("claude-3-", 4096, 200_000),
+    ModelFamily("claude-", 16384, 200_000),
+)
+"""Claude's ``max_tokens`` (required by the Messages API) and context window per family.
+
+The output limit stays well under each model's maximum: the API counts the requested
+``max_tokens`` against the output-tokens-per-minute rate limit up front.
+"""
+
+FALLBACK_FAMILY = ModelFamily("", 8192)
 
 
 def profile_for(provider: ProviderConfig | str) -> ProviderProfile:
     provider_type = provider if isinstance(provider, str) else provider.type
     return PROFILES[provider_type]
+
+
+def family_for(model: str, families: tuple[ModelFamily, ...]) -> ModelFamily:
+    """The first family whose prefix the model name starts with."""
+    name = model.lower()
+    return next((f for f in families if name.startswith(f.prefix)), FALLBACK_FAMILY)
 
 
 def omit_tool_choice(provider: ProviderConfig | str) -> bool:

@@ -4,6 +4,9 @@ The user file is ``$XDG_CONFIG_HOME/nehanda/settings.toml``, the project file
 ``.nehanda/settings.toml`` in the workspace. A file that cannot be read is a
 ``ConfigError`` naming the file and line; nothing silently falls back. API key
 values never live here: a provider names the environment variable that holds its key.
+Permission rules add up across files (``allow``, ``ask`` and ``deny`` lists are joined).
+The project file of a folder the user has not trusted may only tighten permissions
+and cannot redirect providers (``trust``).
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nehanda.errors import ConfigError
 from nehanda.model_config import PROFILES, profile_for
+from nehanda.permission_rules import parse_rule
+from nehanda.permissions import Mode, PermissionRules
+from nehanda.trust import is_trusted, restrain_untrusted
 
 ProviderType = Literal["openai", "lmstudio", "vllm", "ollama", "anthropic", "nehanda"]
 PROVIDER_TYPES: tuple[str, ...] = tuple(PROFILES)
@@ -39,6 +45,7 @@ class ProviderConfig(BaseModel):
     connect_timeout: float = 10.0
     read_timeout: float = 300.0
     max_retries: int = 3
+    context_cap: int | None = None
 
     def api_key(self, environ: Mapping[str, str] = os.environ) -> str | None:
         """The API key from the environment variable the entry names, if any."""
@@ -60,6 +67,25 @@ class ProviderEntry(BaseModel):
     connect_timeout: float = Field(default=10.0, gt=0)
     read_timeout: float = Field(default=300.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)
+    context_cap: int | None = Field(default=None, ge=512)
+
+
+class PermissionsTable(BaseModel):
+    """``[permissions]``: the mode and rules such as ``Bash(git status)``, ``Edit(src/**)``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mode: Mode | None = None
+    allow: list[str] = Field(default_factory=list)
+    ask: list[str] = Field(default_factory=list)
+    deny: list[str] = Field(default_factory=list)
+
+    @field_validator("allow", "ask", "deny")
+    @classmethod
+    def _rules_parse(cls, texts: list[str]) -> list[str]:
+        for text in texts:
+            parse_rule(text)
+        return texts
 
 
 class SettingsFile(BaseModel):
@@ -69,6 +95,7 @@ class SettingsFile(BaseModel):
     max_turns: int = Field(default=50, ge=1)
     recover_leaked_calls: bool = True
     providers: dict[str, ProviderEntry] = Field(default_factory=dict)
+    permissions: PermissionsTable = Field(default_factory=PermissionsTable)
 
 
 @dataclass(frozen=True)
@@ -92,6 +119,9 @@ class Settings:
     base_url: str | None = None
     force_manual_tools: bool = False
     sources: tuple[Path, ...] = ()
+    permissions: PermissionRules = field(default_factory=PermissionRules)
+    # Keys of an untrusted project file that were ignored, such as "permissions.allow".
+    untrusted_ignored: tuple[str, ...] = ()
 
 
 def user_settings_path() -> Path:
@@ -109,12 +139,11 @@ def load_settings(
 ) -> Settings:
     """Reads every layer and merges them; later layers win key by key."""
     merged: dict[str, Any] = {}
-    sources: list[Path] = []
-    for path in (user_settings_path(), project_settings_path(workspace)):
-        layer = read_settings_file(path)
-        if layer is not None:
-            _deep_merge(merged, layer)
-            sources.append(path)
+    permissions: list[Mapping[str, Any]] = []
+    layers, ignored = _file_layers(workspace)
+    for _, layer in layers:
+        permissions.append(layer.pop("permissions", {}))
+        _deep_merge(merged, layer)
     try:
         parsed = SettingsFile.model_validate(merged)
     except ValidationError as exc:  # only reachable through a merge of valid layers
@@ -130,8 +159,34 @@ def load_settings(
         model=flags.model or environ.get("NEHANDA_MODEL") or None,
         base_url=flags.base_url,
         force_manual_tools=flags.force_manual_tools,
-        sources=tuple(sources),
+        sources=tuple(path for path, _ in layers),
+        permissions=_merge_permissions(permissions),
+        untrusted_ignored=ignored,
     )
+
+
+def _file_layers(workspace: Path) -> tuple[list[tuple[Path, dict[str, Any]]], tuple[str, ...]]:
+    """The settings files that exist, each with its contents; an untrusted project's restrained.
+
+    Also returns the keys left out of the project file because its folder is not trusted.
+    """
+    user_path, project_path = user_settings_path(), project_settings_path(workspace)
+    user, project = read_settings_file(user_path), read_settings_file(project_path)
+    ignored: tuple[str, ...] = ()
+    if project is not None and not is_trusted(workspace):
+        project, ignored = restrain_untrusted(project, user or {})
+    pairs = ((user_path, user), (project_path, project))
+    return [(path, layer) for path, layer in pairs if layer is not None], ignored
+
+
+def _merge_permissions(tables: list[Mapping[str, Any]]) -> PermissionRules:
+    mode: Mode = "default"
+    rules: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
+    for table in tables:
+        mode = table.get("mode", mode)
+        for key, texts in rules.items():
+            texts.extend(table.get(key, []))
+    return PermissionRules.parse(mode, **rules)
 
 
 def read_settings_file(path: Path) -> dict[str, Any] | None:
@@ -241,6 +296,7 @@ def _finish(
         connect_timeout=entry.connect_timeout,
         read_timeout=entry.read_timeout,
         max_retries=entry.max_retries,
+        context_cap=entry.context_cap or profile.context_cap,
     )
 
 

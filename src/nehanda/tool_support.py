@@ -1,8 +1,15 @@
 """What nehanda has learned about a model's native tool support, kept across runs.
 
-A small JSON file under the XDG cache dir. When a provider refuses native tools for a
-model, the refusal is remembered so the next run starts in rescue mode instead of
-failing first. Writes are atomic: a crash never leaves a half-written file.
+A small JSON file under the XDG cache dir with two kinds of record, both keyed by
+provider type, base URL and model:
+
+- ``refused``: the provider answered that the model does not support tools, so the
+  next run starts in rescue mode instead of failing first;
+- ``detected``: what a provider found out by asking its server about the model
+  (Ollama's ``/api/show``), with the model's version (digest or modification time)
+  so that a re-pulled model is asked about again. A refusal corrects this record.
+
+Writes are atomic: a crash never leaves a half-written file.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from nehanda.providers.base import Capabilities
 from nehanda.settings import ProviderConfig
 
 
@@ -27,11 +35,41 @@ class ToolSupportCache:
         self.path = path or default_path()
 
     def refused(self, config: ProviderConfig) -> bool:
-        return _key(config) in self._read().get("refused", {})
+        return _key(config) in _section(self._read(), "refused")
 
     def remember_refusal(self, config: ProviderConfig, reason: str) -> None:
         data = self._read()
-        data.setdefault("refused", {})[_key(config)] = {"reason": reason[:300]}
+        key = _key(config)
+        _section(data, "refused")[key] = {"reason": reason[:300]}
+        detected = _section(data, "detected").get(key)
+        if isinstance(detected, dict):
+            detected["native_tools"] = False
+        self._write(data)
+
+    def detected(
+        self, config: ProviderConfig, model: str, version: str | None
+    ) -> Capabilities | None:
+        """The recorded answer for ``model``, unless the model changed since (``version``)."""
+        entry = _section(self._read(), "detected").get(_key(config, model))
+        if not isinstance(entry, dict):
+            return None
+        if version is not None and entry.get("version") != version:
+            return None
+        native, length = entry.get("native_tools"), entry.get("context_length")
+        return Capabilities(
+            native_tools=native if isinstance(native, bool) else None,
+            context_length=length if isinstance(length, int) else None,
+        )
+
+    def remember_detected(
+        self, config: ProviderConfig, model: str, version: str | None, found: Capabilities
+    ) -> None:
+        data = self._read()
+        _section(data, "detected")[_key(config, model)] = {
+            "version": version,
+            "native_tools": found.native_tools,
+            "context_length": found.context_length,
+        }
         self._write(data)
 
     def _read(self) -> dict[str, Any]:
@@ -55,5 +93,13 @@ class ToolSupportCache:
             raise
 
 
-def _key(config: ProviderConfig) -> str:
-    return f"{config.type} {config.base_url} {config.model}"
+def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
+    """One kind of record, replaced by an empty one if the file held something else."""
+    if not isinstance(data.get(name), dict):
+        data[name] = {}
+    section: dict[str, Any] = data[name]
+    return section
+
+
+def _key(config: ProviderConfig, model: str | None = None) -> str:
+    return f"{config.type} {config.base_url} {model or config.model}"

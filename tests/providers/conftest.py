@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from nehanda.events import StreamEvent
-from nehanda.providers.base import ChatRequest
+from nehanda.providers.base import ChatRequest, Provider
 from nehanda.providers.http import RetryPolicy
 from nehanda.providers.openai_compat import OpenAICompatProvider
-from nehanda.settings import ProviderConfig
+from nehanda.settings import ProviderConfig, ProviderEntry, Settings, resolve_named_provider
 from scripted_server import ScriptedServer, fixture_body
 
 FAST_RETRY = RetryPolicy(max_retries=2, base_delay=0.01, max_delay=0.05)
@@ -50,7 +50,13 @@ class Harness:
         )
         return OpenAICompatProvider(settings, api_key=api_key, retry=retry)
 
-    def run(self, request: ChatRequest, provider: OpenAICompatProvider | None = None) -> Outcome:
+    def config(self, provider_type: str, **entry: Any) -> ProviderConfig:
+        """A provider entry of ``provider_type`` aimed at the server, with the type's defaults."""
+        entry.setdefault("base_url", self.server.root_url)
+        settings = Settings(providers={"test": ProviderEntry(type=provider_type, **entry)})
+        return resolve_named_provider(settings, "test", environ={})
+
+    def run(self, request: ChatRequest, provider: Provider | None = None) -> Outcome:
         provider = provider or self.provider()
 
         async def go() -> Outcome:

@@ -86,7 +86,7 @@ def test_arguments_that_are_not_an_object_or_have_no_name() -> None:
     )
     bad, nameless = ended(events)
     assert bad.input == {} and "must be a JSON object, not list" in (bad.input_error or "")
-    assert nameless.input_error == "The tool call had no function name."
+    assert nameless.input_error == "The tool call had no tool name."
 
 
 def test_long_bad_arguments_are_quoted_from_the_start_only() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 from fakes import FakeProvider
-
 from nehanda.events import (
     MessageEnd,
     ReasoningDelta,

@@ -43,6 +43,13 @@ def keys_anywhere(node: Any) -> set[str]:
     ("name", "required", "properties"),
     [
         ("Read", ["file_path"], ["file_path", "offset", "limit"]),
+        ("Write", ["file_path", "content"], ["file_path", "content"]),
+        (
+            "Edit",
+            ["file_path", "old_string", "new_string"],
+            ["file_path", "old_string", "new_string", "replace_all"],
+        ),
+        ("Bash", ["command"], ["command", "timeout"]),
         ("LS", None, ["path"]),
         ("Glob", ["pattern"], ["pattern", "path"]),
         ("Grep", ["pattern"], ["pattern", "path", "glob", "ignore_case", "output_mode"]),
@@ -62,9 +69,10 @@ def test_schemas_are_compact_and_complete(
 
 def test_builtin_specs_list_every_tool_with_its_description() -> None:
     specs = builtin_specs()
-    assert [spec.name for spec in specs] == ["Read", "LS", "Glob", "Grep"]
+    assert [spec.name for spec in specs] == ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"]
     assert all(len(spec.description) > 100 for spec in specs)
-    assert all(tool.read_only for tool in BUILTIN_TOOLS.values())
+    read_only = {name for name, tool in BUILTIN_TOOLS.items() if tool.read_only}
+    assert read_only == {"Read", "LS", "Glob", "Grep"}
 
 
 def test_optional_defaults_are_kept_and_null_defaults_dropped() -> None:
@@ -75,9 +83,11 @@ def test_optional_defaults_are_kept_and_null_defaults_dropped() -> None:
 
 
 def test_unknown_tool_names_the_valid_ones(ws: Path) -> None:
-    result = call(ws, "Bash", {"command": "ls"})
+    result = call(ws, "Shell", {"command": "ls"})
     assert result.is_error
-    assert result.content == "Unknown tool 'Bash'. The tools are: Read, LS, Glob, Grep."
+    assert result.content == (
+        "Unknown tool 'Shell'. The tools are: Read, Write, Edit, Bash, LS, Glob, Grep."
+    )
 
 
 def test_an_input_error_is_answered_without_running(ws: Path) -> None:

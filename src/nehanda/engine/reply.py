@@ -24,6 +24,7 @@ from nehanda.types import Message, Part, ReasoningPart, TextPart, ToolUse, Usage
 class Reply:
     text_chunks: list[str] = field(default_factory=list)
     reasoning_chunks: list[str] = field(default_factory=list)
+    reasoning_signature: str | None = None
     tool_uses: list[ToolUse] = field(default_factory=list)
     problems: list[ToolCallProblem] = field(default_factory=list)
     end: MessageEnd | None = None
@@ -33,6 +34,7 @@ class Reply:
             self.text_chunks.append(event.text)
         elif isinstance(event, ReasoningDelta):
             self.reasoning_chunks.append(event.text)
+            self.reasoning_signature = event.signature or self.reasoning_signature
         elif isinstance(event, ToolUseEnd):
             self.tool_uses.append(event.tool_use)
         elif isinstance(event, ToolCallProblem):
@@ -62,7 +64,7 @@ class Reply:
         """The assistant message for the transcript, holding the calls that will run."""
         parts: list[Part] = []
         if self.reasoning_chunks:
-            parts.append(ReasoningPart("".join(self.reasoning_chunks)))
+            parts.append(ReasoningPart("".join(self.reasoning_chunks), self.reasoning_signature))
         if self.text_chunks:
             parts.append(TextPart(self.text))
         parts.extend(tool_uses)

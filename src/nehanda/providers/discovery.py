@@ -10,13 +10,19 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import httpx
 
 from nehanda.errors import ConfigError
-from nehanda.settings import ProviderConfig, Settings, resolve_named_provider
+from nehanda.model_config import profile_for
+from nehanda.settings import (
+    ProviderConfig,
+    Settings,
+    normalize_ollama_host,
+    resolve_named_provider,
+)
 
 
 @dataclass(frozen=True)
@@ -25,16 +31,22 @@ class LocalServer:
     provider_type: str
     base_url: str
     models_path: str
+    host_env: str | None = None  # a variable naming the host, as OLLAMA_HOST does
+
+    def at(self, environ: Mapping[str, str]) -> LocalServer:
+        host = environ.get(self.host_env) if self.host_env else None
+        return replace(self, base_url=normalize_ollama_host(host)) if host else self
 
 
 LOCAL_SERVERS: tuple[LocalServer, ...] = (
-    LocalServer("Ollama", "ollama", "http://127.0.0.1:11434", "/api/tags"),
+    LocalServer("Ollama", "ollama", "http://127.0.0.1:11434", "/api/tags", "OLLAMA_HOST"),
     LocalServer("LM Studio", "lmstudio", "http://127.0.0.1:1234/v1", "/models"),
     LocalServer("vLLM", "vllm", "http://127.0.0.1:8000/v1", "/models"),
     LocalServer("llama.cpp", "openai", "http://127.0.0.1:8080/v1", "/models"),
 )
 KEY_ENV_ORDER: tuple[tuple[str, str], ...] = (
     ("NEHANDA_API_KEY", "nehanda"),
+    ("ANTHROPIC_API_KEY", "anthropic"),
     ("OPENAI_API_KEY", "openai"),
 )
 
@@ -53,6 +65,7 @@ async def find_provider(
     for key_env, provider_type in KEY_ENV_ORDER:
         if environ.get(key_env) and (provider_type != "nehanda" or environ.get("NEHANDA_BASE_URL")):
             return resolve_named_provider(settings, provider_type, environ)
+    local_servers = [server.at(environ) for server in local_servers]
     answers = await asyncio.gather(*(_probe(server) for server in local_servers))
     for server, (models, _) in zip(local_servers, answers, strict=True):
         if models is not None:
@@ -68,7 +81,7 @@ async def ensure_model(config: ProviderConfig) -> ProviderConfig:
     """The entry with a model: the configured one, or the first the server lists."""
     if config.model:
         return config
-    path = "/api/tags" if config.type == "ollama" else "/models"
+    path = profile_for(config).models_path or "/models"
     server = LocalServer(config.name, config.type, config.base_url, path)
     models, why = await _probe(server, api_key=config.api_key(), timeout=config.connect_timeout)
     if not models:
@@ -107,7 +120,9 @@ def _model_names(body: Any) -> list[str]:
         return []
     items = body.get("data") or body.get("models") or []
     names = [item.get("id") or item.get("name") for item in items if isinstance(item, dict)]
-    return [name for name in names if isinstance(name, str)]
+    chat = [name for name in names if isinstance(name, str)]
+    # Ollama and LM Studio list embedding models beside chat models: offer those last.
+    return sorted(chat, key=lambda name: "embed" in name.lower())
 
 
 def _nothing_found(servers: Sequence[LocalServer], reasons: Sequence[str]) -> str:

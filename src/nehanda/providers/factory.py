@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-from nehanda.errors import ConfigError
 from nehanda.providers.base import Provider
 from nehanda.settings import ProviderConfig
 
-OPENAI_COMPATIBLE = frozenset({"openai", "lmstudio", "vllm", "nehanda"})
-
 
 def create_provider(config: ProviderConfig) -> Provider:
+    if config.type == "ollama":
+        from nehanda.providers.ollama import OllamaProvider
+
+        return OllamaProvider(config, api_key=config.api_key())
+    if config.type == "anthropic":
+        from nehanda.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(config, api_key=config.api_key())
     from nehanda.providers.openai_compat import OpenAICompatProvider
 
-    if config.type in OPENAI_COMPATIBLE:
-        return OpenAICompatProvider(config, api_key=config.api_key())
-    if config.type == "ollama":
-        # Ollama's OpenAI-compatible endpoint carries native tool calls.
-        v1 = config.model_copy(update={"base_url": config.base_url + "/v1"})
-        return OpenAICompatProvider(v1, api_key=config.api_key())
-    raise ConfigError(
-        f"provider type {config.type!r} is not supported yet; "
-        "use an OpenAI-compatible server (openai, lmstudio, vllm) or ollama"
-    )
+    return OpenAICompatProvider(config, api_key=config.api_key())

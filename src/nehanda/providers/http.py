@@ -1,9 +1,11 @@
 """HTTP plumbing every adapter shares: timeouts, retries, and HTTP failures as errors.
 
-``open_stream`` POSTs a JSON body and hands back the response body as an async
-iterator of bytes. Before the first byte of a successful body it retries what is
-worth retrying (429, 5xx, a refused connection) with bounded, jittered exponential
-backoff that honours ``Retry-After``; once the body has started nothing is retried,
+``open_stream`` sends a request (a JSON body POSTed, or a GET) and hands back the
+response body as an async iterator of bytes; ``request_json`` reads a whole JSON answer
+the same way. Before the first byte of a successful body it retries what is worth
+retrying (429, 529 and other 5xx, a refused connection) with bounded, jittered
+exponential backoff that honours ``Retry-After``, and obeys a server's
+``x-should-retry`` header either way; once the body has started nothing is retried,
 because the caller may already have shown or acted on part of it. Every failure
 leaves as a ``ProviderError`` subclass (see ``nehanda.errors``) that names the
 provider, the model and the URL, carries the server's own words, and never carries
@@ -202,14 +204,18 @@ def status_error(
     cls: type[ProviderStatusError] = ProviderStatusError
     if status in (401, 403):
         cls, reason = AuthenticationError, f"the server refused the credentials: {reason}"
-    elif status == 429:
+    elif status in (429, 529):  # 529: Anthropic's "overloaded"
         cls = RateLimitError
     elif _matches(body, CONTEXT_TOO_LONG_PHRASES):
         cls = ContextTooLongError
     return cls(f"{where}: {reason}", status=status, body=body, **names)
 
 
-def _is_retryable(status: int, error: ProviderError) -> bool:
+def _is_retryable(response: httpx.Response, error: ProviderError) -> bool:
+    should_retry: str = response.headers.get("x-should-retry", "").strip().lower()
+    if should_retry in ("true", "false"):
+        return should_retry == "true"
+    status = response.status_code
     return (status == 429 or status >= 500) and type(error) in (ProviderStatusError, RateLimitError)
 
 
@@ -276,17 +282,26 @@ async def _body(
         ) from exc
 
 
+@dataclass(frozen=True)
+class _Request:
+    method: str
+    payload: Mapping[str, Any] | None
+    headers: Mapping[str, str] | None
+    timeout: httpx.Timeout
+
+
 @asynccontextmanager
 async def open_stream(
     client: httpx.AsyncClient,
     target: Target,
-    payload: Mapping[str, Any],
+    payload: Mapping[str, Any] | None,
     *,
+    method: str = "POST",
     headers: Mapping[str, str] | None = None,
     timeout: httpx.Timeout | None = None,
     retry: RetryPolicy | None = None,
 ) -> AsyncIterator[AsyncIterator[bytes]]:
-    """POST ``payload`` as JSON to ``target.url``; yield the body's bytes as they arrive.
+    """Send ``payload`` as JSON to ``target.url``; yield the body's bytes as they arrive.
 
     Raises the typed error for a failed answer (after retries where they apply);
     transport failures while reading the body also leave as ``ProviderError``s.
@@ -294,7 +309,8 @@ async def open_stream(
     retry = retry or RetryPolicy()
     timeout = timeout or timeout_for(10.0, 300.0)
     secrets = secrets_in(headers)
-    response = await _send_with_retries(client, target, payload, headers, timeout, retry, secrets)
+    request = _Request(method, payload, headers, timeout)
+    response = await _send_with_retries(client, target, request, retry, secrets)
     body = _body(response, target, timeout)
     try:
         yield body
@@ -303,19 +319,43 @@ async def open_stream(
         await response.aclose()
 
 
+async def request_json(
+    client: httpx.AsyncClient,
+    target: Target,
+    payload: Mapping[str, Any] | None = None,
+    *,
+    method: str = "POST",
+    headers: Mapping[str, str] | None = None,
+    timeout: httpx.Timeout | None = None,
+    retry: RetryPolicy | None = None,
+) -> Any:
+    """The parsed JSON answer to one request, with ``open_stream``'s retries and errors."""
+    async with open_stream(
+        client, target, payload, method=method, headers=headers, timeout=timeout, retry=retry
+    ) as body:
+        raw = b"".join([chunk async for chunk in body])
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise StreamProtocolError(
+            f"{target.label}: {redact_url(target.url)} answered with something "
+            f"other than JSON: {raw[:200]!r}",
+            provider=target.provider,
+            model=target.model,
+        ) from exc
+
+
 async def _send_with_retries(
     client: httpx.AsyncClient,
     target: Target,
-    payload: Mapping[str, Any],
-    headers: Mapping[str, str] | None,
-    timeout: httpx.Timeout,
+    spec: _Request,
     retry: RetryPolicy,
     secrets: tuple[str, ...],
 ) -> httpx.Response:
-    attempt = 0
+    attempt, timeout = 0, spec.timeout
     while True:
         request = client.build_request(
-            "POST", target.url, json=payload, headers=headers, timeout=timeout
+            spec.method, target.url, json=spec.payload, headers=spec.headers, timeout=timeout
         )
         try:
             response = await client.send(request, stream=True)
@@ -336,7 +376,7 @@ async def _send_with_retries(
         finally:
             await response.aclose()
         error = status_error(response.status_code, body, target, secrets=secrets)
-        if attempt >= retry.max_retries or not _is_retryable(response.status_code, error):
+        if attempt >= retry.max_retries or not _is_retryable(response, error):
             raise error
         wait = parse_retry_after(response.headers.get("retry-after"))
         await asyncio.sleep(retry.delay(attempt, wait))

@@ -37,6 +37,7 @@ from nehanda.events import (
     ToolUseStart,
 )
 from nehanda.model_config import omit_tool_choice
+from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.providers.http import RetryPolicy, Target, error_message, open_stream, timeout_for
 from nehanda.providers.sse import SSEDecoder, SSEEvent
@@ -59,7 +60,6 @@ STOP_REASONS: dict[str, StopReason] = {
     "length": "max_tokens",
     "content_filter": "refusal",
 }
-_BAD_ARGS_QUOTE = 200
 
 
 @dataclass
@@ -212,27 +212,7 @@ class OpenAIStreamState:
 
 
 def _tool_use(call: _Call) -> ToolUse:
-    name = call.name or ""
-    call_id = call.id or new_call_id()
-    raw = "".join(call.fragments).strip()
-    if not name:
-        return ToolUse(call_id, name, {}, "native", "The tool call had no function name.")
-    if not raw:
-        return ToolUse(call_id, name)
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        problem = f"are not valid JSON ({exc.msg} at character {exc.pos})"
-    else:
-        if isinstance(value, dict):
-            return ToolUse(call_id, name, value)
-        problem = f"must be a JSON object, not {type(value).__name__}"
-    quote = raw if len(raw) <= _BAD_ARGS_QUOTE else raw[:_BAD_ARGS_QUOTE] + "…"
-    message = (
-        f"The arguments for {name} {problem}; they began: {quote!r}. "
-        f"Call {name} again with its arguments as one JSON object."
-    )
-    return ToolUse(call_id, name, {}, "native", message)
+    return native_tool_use(call.id or new_call_id(), call.name or "", "".join(call.fragments))
 
 
 def _text(value: Any) -> str | None:

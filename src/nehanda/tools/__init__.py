@@ -1,9 +1,10 @@
-"""The built-in tools: Read, LS, Glob and Grep, one module each, and their registry.
+"""The built-in tools: Read, Write, Edit, Bash, LS, Glob and Grep, one module each.
 
 A tool is an argument model (pydantic, which yields the JSON Schema), a description
 written for the model, a permission default (``read_only``) and an async handler
 (``base.Tool``). ``registry.execute_builtin_tool`` is the one way the engine runs them.
-Helpers: ``paths`` (workspace confinement), ``output`` (caps), ``patterns`` (globs),
+Helpers: ``paths`` (workspace confinement), ``output`` (caps), ``atomic`` (whole-file
+replacement), ``filestate`` (what the model last read), ``patterns`` (globs),
 ``ignore`` (.gitignore), ``walk`` (directory walks), ``grep_search`` and ``ripgrep``
 (Grep's two backends).
 """

@@ -8,13 +8,15 @@ arguments are described once. Handlers receive the validated model instance and 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pydantic
 
+from nehanda.tools.filestate import FileRecord
+from nehanda.tools.paths import resolve_in_workspace
 from nehanda.types import JsonObject, ToolSpec
 
 # Keys whose value maps names to schemas: the names are data, not schema keywords.
@@ -23,9 +25,24 @@ _SCHEMA_MAPS = ("properties", "$defs", "patternProperties")
 
 @dataclass(frozen=True)
 class ToolContext:
-    """Where a tool runs; ``workspace`` is absolute and already resolved (realpath)."""
+    """Where a tool runs; ``workspace`` is absolute and already resolved (realpath).
+
+    ``files`` is shared by every call of a session: what the model last saw of each
+    file. ``secret_env`` names environment variables that Bash must not pass on, beyond
+    the ``*_API_KEY`` ones it always drops. ``granted`` holds resolved paths outside the
+    workspace that the user allowed for the one call at hand.
+    """
 
     workspace: Path
+    files: FileRecord = field(default_factory=FileRecord)
+    secret_env: frozenset[str] = frozenset()
+    granted: tuple[Path, ...] = ()
+
+    def resolve(self, raw: str, *, tool: str, action: str) -> Path:
+        """``raw`` resolved, or a ``ToolError`` when it leaves the workspace unallowed."""
+        return resolve_in_workspace(
+            raw, self.workspace, tool=tool, action=action, granted=self.granted
+        )
 
 
 @dataclass(frozen=True)

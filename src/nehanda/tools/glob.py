@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nehanda.errors import ToolError
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import cap_lines
-from nehanda.tools.paths import resolve_in_workspace, workspace_relative
+from nehanda.tools.paths import workspace_relative
 from nehanda.tools.patterns import MAGIC_CHARS, compile_glob
 from nehanda.tools.walk import walk_files
 
@@ -42,11 +42,11 @@ class GlobArgs(BaseModel):
 async def find_files(args: GlobArgs, context: ToolContext) -> str:
     workspace = context.workspace
     base, rest = split_literal_prefix(args.pattern)
-    root = resolve_in_workspace(args.path, workspace, tool=NAME, action="searched")
+    root = context.resolve(args.path, tool=NAME, action="searched")
     if not root.is_dir():
         raise ToolError(NAME, f"{args.path} is not a directory; give Glob a directory as path.")
     if base:
-        root = resolve_in_workspace(str(root / base), workspace, tool=NAME, action="searched")
+        root = context.resolve(str(root / base), tool=NAME, action="searched")
         if not root.is_dir():
             return f"No files match {args.pattern!r}: there is no directory {base}."
     try:

@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from nehanda.errors import ToolError
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.grep_search import GrepQuery, looks_binary, search_python
-from nehanda.tools.paths import resolve_in_workspace
 from nehanda.tools.ripgrep import search_ripgrep
 
 NAME = "Grep"
@@ -92,7 +91,7 @@ def find_ripgrep() -> str | None:
 
 
 async def grep(args: GrepArgs, context: ToolContext) -> str:
-    target = resolve_in_workspace(args.path, context.workspace, tool=NAME, action="searched")
+    target = context.resolve(args.path, tool=NAME, action="searched")
     if not (target.is_file() or target.is_dir()):
         raise ToolError(NAME, f"Not found: {args.path} is neither a file nor a directory.")
     if target.is_file() and looks_binary(target):

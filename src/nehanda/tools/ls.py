@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from nehanda.errors import ToolError
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import cap_lines
-from nehanda.tools.paths import resolve_in_workspace
 
 NAME = "LS"
 MAX_ENTRIES = 1000
@@ -32,7 +31,7 @@ class LSArgs(BaseModel):
 
 
 async def list_directory(args: LSArgs, context: ToolContext) -> str:
-    path = resolve_in_workspace(args.path, context.workspace, tool=NAME, action="listed")
+    path = context.resolve(args.path, tool=NAME, action="listed")
     if path.is_file():
         raise ToolError(NAME, f"{args.path} is a file, not a directory; use Read to see it.")
     try:

@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from nehanda.errors import ToolError
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import MAX_OUTPUT_BYTES
-from nehanda.tools.paths import resolve_in_workspace
 
 NAME = "Read"
 DEFAULT_LIMIT = 2000
@@ -46,14 +45,16 @@ class ReadArgs(BaseModel):
 
 
 async def read_file(args: ReadArgs, context: ToolContext) -> str:
-    path = resolve_in_workspace(args.file_path, context.workspace, tool=NAME, action="read")
+    path = context.resolve(args.file_path, tool=NAME, action="read")
     size = _regular_file_size(path, args.file_path)
     try:
         with path.open("rb") as handle:
             _refuse_binary(handle, args.file_path, size)
-            return _numbered_window(handle, args, size)
+            window = _numbered_window(handle, args, size)
     except OSError as error:
         raise ToolError(NAME, f"Cannot read {args.file_path}: {error.strerror}.") from error
+    context.files.remember(path)
+    return window
 
 
 def _regular_file_size(path: Path, shown: str) -> int:

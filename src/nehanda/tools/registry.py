@@ -16,13 +16,21 @@ from typing import Any
 import pydantic
 
 from nehanda.errors import ToolError
-from nehanda.tools import glob, grep, ls, read
+from nehanda.tools import bash, edit, glob, grep, ls, read, write
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import cap_output
 from nehanda.types import ToolResult, ToolSpec, ToolUse
 
-# Later tools (Write, Edit, Bash) join this tuple; the order is the order models see.
-_TOOLS: tuple[Tool, ...] = (read.TOOL, ls.TOOL, glob.TOOL, grep.TOOL)
+# The order is the order models see.
+_TOOLS: tuple[Tool, ...] = (
+    read.TOOL,
+    write.TOOL,
+    edit.TOOL,
+    bash.TOOL,
+    ls.TOOL,
+    glob.TOOL,
+    grep.TOOL,
+)
 
 BUILTIN_TOOLS: Mapping[str, Tool] = MappingProxyType({tool.name: tool for tool in _TOOLS})
 
@@ -35,7 +43,11 @@ def builtin_specs() -> tuple[ToolSpec, ...]:
     return tuple(tool.spec() for tool in _TOOLS)
 
 
-async def execute_builtin_tool(tool_use: ToolUse, context: ToolContext) -> ToolResult:
+def check_call(tool_use: ToolUse) -> tuple[Tool, pydantic.BaseModel] | ToolResult:
+    """The tool and its validated arguments, or the error result that answers the call.
+
+    Nothing needs approval before this passes: a call that cannot run is not asked about.
+    """
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is None:
         names = ", ".join(BUILTIN_TOOLS)
@@ -43,9 +55,16 @@ async def execute_builtin_tool(tool_use: ToolUse, context: ToolContext) -> ToolR
     if tool_use.input_error is not None:
         return _error(tool_use, tool_use.input_error)
     try:
-        args = tool.args_model.model_validate(tool_use.input)
+        return tool, tool.args_model.model_validate(tool_use.input)
     except pydantic.ValidationError as error:
         return _error(tool_use, describe_invalid_arguments(tool, error))
+
+
+async def execute_builtin_tool(tool_use: ToolUse, context: ToolContext) -> ToolResult:
+    checked = check_call(tool_use)
+    if isinstance(checked, ToolResult):
+        return checked
+    tool, args = checked
     try:
         content = await tool.handler(args, context)
     except ToolError as error:

@@ -17,7 +17,7 @@ from nehanda.engine.loop import (
     ToolExecuted,
     ToolStarted,
 )
-from nehanda.events import ReasoningDelta, TextDelta
+from nehanda.events import Notice, ReasoningDelta, TextDelta
 from nehanda.ui.summary import describe_notice
 
 
@@ -72,6 +72,8 @@ class JsonOutput:
             self._stream({"type": "text", "text": event.text})
         elif isinstance(event, ReasoningDelta):
             self._stream({"type": "reasoning", "text": event.text})
+        elif isinstance(event, Notice):
+            self._stream({"type": "notice", "message": event.message})
         elif isinstance(event, ModeSwitched):
             self._stream({"type": "mode_switch", "mode": event.mode, "reason": event.reason})
         elif isinstance(event, LeakedCallsRecovered):

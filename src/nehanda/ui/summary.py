@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from nehanda.engine.loop import EngineEvent, LeakedCallsRecovered, ModeSwitched
+from nehanda.events import Notice
 from nehanda.types import ToolResult, ToolUse
 
 KEY_ARGUMENTS = ("file_path", "path", "pattern", "command")
@@ -36,6 +37,8 @@ def _shorten(text: str, width: int) -> str:
 
 def describe_notice(event: EngineEvent) -> str | None:
     """What the user must be told about a change of course, on stderr in every output mode."""
+    if isinstance(event, Notice):
+        return event.message
     if isinstance(event, ModeSwitched):
         return f"switched to {event.mode} mode for this model ({event.reason})"
     if isinstance(event, LeakedCallsRecovered):

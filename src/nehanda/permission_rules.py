@@ -1,0 +1,149 @@
+"""Permission rules as written in settings: ``Tool`` or ``Tool(specifier)``.
+
+- ``Bash(git status)`` matches that command word for word (quotes removed, spacing
+  ignored); ``Bash(npm run test:*)`` matches any command whose words begin with
+  ``npm run test``. A prefix rule must be one plain command; an exact rule may be any
+  command, and is then compared with the whole command as written.
+- ``Read(~/.ssh/**)``, ``Edit(src/**)``: path globs in the dialect of
+  ``tools.patterns``, anchored at the workspace, or at the home directory or ``/`` when
+  they start with ``~/`` or ``/``. A pattern that names a directory covers everything
+  below it, like a .gitignore line. The pattern's leading directories are resolved
+  (symlinks followed) just as the paths compared with them are.
+- ``Read(…)`` rules cover every read-only tool (Read, LS, Glob, Grep) and ``Edit(…)``
+  rules both Edit and Write; other names cover their own tool. A bare name (``Bash``,
+  ``Edit``) matches every call of those tools, as does ``Bash(*)``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from nehanda.shell_split import SimpleCommand, analyse
+from nehanda.tools.glob import split_literal_prefix
+from nehanda.tools.paths import is_inside
+from nehanda.tools.patterns import MAGIC_CHARS, compile_glob
+
+TOOL_NAMES = ("Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep")
+FAMILIES = {"Read": frozenset({"Read", "LS", "Glob", "Grep"}), "Edit": frozenset({"Edit", "Write"})}
+_RULE = re.compile(r"([A-Za-z]+)(?:\((.*)\))?", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Rule:
+    text: str
+    tool: str
+    specifier: str | None
+
+    def covers(self, tool_name: str) -> bool:
+        return tool_name == self.tool or tool_name in FAMILIES.get(self.tool, ())
+
+
+def parse_rule(text: str) -> Rule:
+    """The rule ``text`` stands for; ``ValueError`` saying what is wrong with it."""
+    match = _RULE.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(
+            f"{text!r} is not a rule: write Tool or Tool(specifier), "
+            "e.g. Bash(git status), Bash(npm run test:*), Edit(src/**)"
+        )
+    tool, specifier = match.group(1), match.group(2)
+    if tool not in TOOL_NAMES:
+        raise ValueError(f"{text!r} names no tool; the tools are {', '.join(TOOL_NAMES)}")
+    if specifier is not None and not specifier.strip():
+        raise ValueError(f"{text!r} has an empty specifier; write {tool} to match every call")
+    if specifier is not None:
+        _check_specifier(tool, specifier.strip())
+    return Rule(text.strip(), tool, None if specifier is None else specifier.strip())
+
+
+def _check_specifier(tool: str, specifier: str) -> None:
+    if tool == "Bash":
+        if specifier.endswith(":*"):
+            _command_prefix(specifier)
+        return
+    try:
+        compile_glob(specifier)
+    except (ValueError, re.error) as error:
+        raise ValueError(f"{tool}({specifier}) is not a valid path pattern: {error}") from None
+
+
+def escape_glob(path: str) -> str:
+    """``path`` as a pattern that matches exactly it (for suggested rules)."""
+    return "".join("\\" + char if char in MAGIC_CHARS else char for char in path)
+
+
+# -- commands -----------------------------------------------------------------
+
+
+def command_rule_matches(rule: Rule, command: str, part: SimpleCommand) -> bool:
+    """Whether ``rule`` matches ``part`` of ``command`` (the whole command as written)."""
+    spec = rule.specifier
+    if spec is None or spec == "*" or spec == command.strip():
+        return True
+    if spec.endswith(":*"):
+        prefix = _command_prefix(spec)
+        return part.words[: len(prefix)] == prefix
+    return _exact_words(spec) == part.words
+
+
+@lru_cache(maxsize=256)
+def _command_prefix(spec: str) -> tuple[str, ...]:
+    # A prefix naming a wrapper (Bash(sudo:*)) is valid but allows nothing: every command
+    # it could match has a risk, and a command with a risk is never allowed by a prefix.
+    found = analyse(spec.removesuffix(":*"))
+    if len(found.parts) != 1:
+        raise ValueError(
+            f"Bash({spec}) is not one command: a prefix rule (ending in :*) names the "
+            "start of a single command, without &&, ||, ;, | or newlines"
+        )
+    return found.parts[0].words
+
+
+@lru_cache(maxsize=256)
+def _exact_words(spec: str) -> tuple[str, ...] | None:
+    found = analyse(spec)
+    if len(found.parts) != 1 or found.risks:
+        return None  # such a rule matches only the very same whole command
+    return found.parts[0].words
+
+
+# -- paths --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _PathPattern:
+    lexical: Path  # the literal leading directories, normalised
+    resolved: Path  # the same, symlinks followed
+    rest: re.Pattern[str] | None  # the remaining glob, relative to the base
+
+
+def path_rule_matches(rule: Rule, path: Path, workspace: Path, *, lexical: bool) -> bool:
+    """Whether ``rule`` covers ``path`` (resolved, or only normalised when ``lexical``)."""
+    if rule.specifier is None:
+        return True
+    pattern = _path_pattern(rule.specifier, workspace)
+    base = pattern.lexical if lexical else pattern.resolved
+    if not is_inside(path, base):
+        return False
+    if pattern.rest is None:
+        return True
+    below = path.parts[len(base.parts) :]
+    candidates = ("/".join(below[:end]) for end in range(len(below), -1, -1))
+    return any(pattern.rest.fullmatch(candidate) for candidate in candidates)
+
+
+def _path_pattern(spec: str, workspace: Path) -> _PathPattern:
+    if spec == "~" or spec.startswith("~/"):
+        root, relative = Path.home(), spec[1:].lstrip("/")
+    elif spec.startswith("/"):
+        root, relative = Path("/"), spec.lstrip("/")
+    else:
+        root, relative = workspace, spec.removeprefix("./")
+    base, rest = split_literal_prefix("" if relative == "." else relative)
+    lexical = Path(os.path.normpath(root / base))
+    rest_regex = compile_glob(rest) if rest else None
+    return _PathPattern(lexical, Path(os.path.realpath(lexical)), rest_regex)

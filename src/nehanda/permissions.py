@@ -1,0 +1,290 @@
+"""Whether a tool call may run: ``decide(tool_use, rules, workspace) -> Allow | Ask | Deny``.
+
+Pure: no prompts and no settings files; the file system is consulted only to resolve
+paths (``realpath``) as the tools will. Paths are compared by components. In order:
+
+1. a matching ``deny`` rule denies;
+2. ``yolo`` mode (``--yes``) allows everything else; ``plan`` mode denies every call
+   that could change something (Write, Edit, Bash);
+3. a matching ``ask`` rule asks;
+4. a change to a protected path (``.git/``, ``.nehanda/``, editor and shell settings
+   files, nehanda's own settings and state) asks, whatever the allow rules say;
+5. a matching ``allow`` rule allows; a Bash command only when every one of its parts
+   is allowed, and a command with risks (``shell_split``) only by a rule naming it whole;
+6. otherwise the mode decides: read-only tools run inside the workspace, and in
+   ``accept-edits`` mode so do Edit and Write; anything else asks. A path outside the
+   workspace asks.
+
+``Allow`` and ``Ask`` carry the resolved paths outside the workspace the call uses, so
+that the runner can grant exactly those to the tool once the call may run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+from nehanda.permission_rules import (
+    Rule,
+    command_rule_matches,
+    escape_glob,
+    parse_rule,
+    path_rule_matches,
+)
+from nehanda.shell_split import SimpleCommand, analyse
+from nehanda.tools.glob import split_literal_prefix
+from nehanda.tools.paths import is_inside, workspace_relative
+from nehanda.tools.registry import BUILTIN_TOOLS
+from nehanda.types import ToolUse
+
+Mode = Literal["default", "accept-edits", "plan", "yolo"]
+MODES: tuple[Mode, ...] = ("plan", "default", "accept-edits", "yolo")  # strictest first
+
+# The argument holding the path each file tool works on, and its default.
+PATH_ARGUMENTS = {
+    "Read": ("file_path", None),
+    "Write": ("file_path", None),
+    "Edit": ("file_path", None),
+    "LS": ("path", "."),
+    "Glob": ("path", "."),
+    "Grep": ("path", "."),
+}
+PROTECTED_DIRS = frozenset({".git", ".nehanda", ".vscode", ".idea"})
+PROTECTED_FILES = frozenset(
+    {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".zshrc"}
+    | {".zprofile", ".zshenv", ".profile", ".envrc", ".npmrc", ".pypirc", ".ripgreprc"}
+)
+
+
+@dataclass(frozen=True)
+class Allow:
+    reason: str
+    outside: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class Ask:
+    """``suggestions``: the rules that answering "always" adds, if any may be offered."""
+
+    reason: str
+    suggestions: tuple[str, ...] = ()
+    outside: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class Deny:
+    reason: str
+
+
+Decision = Allow | Ask | Deny
+
+
+@dataclass(frozen=True)
+class PermissionRules:
+    """The mode and rules in force; ``protected`` adds paths that always ask before a change."""
+
+    mode: Mode = "default"
+    allow: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
+    deny: tuple[Rule, ...] = ()
+    protected: tuple[Path, ...] = ()
+
+    @classmethod
+    def parse(
+        cls,
+        mode: Mode = "default",
+        allow: Iterable[str] = (),
+        ask: Iterable[str] = (),
+        deny: Iterable[str] = (),
+    ) -> PermissionRules:
+        def rules(texts: Iterable[str]) -> tuple[Rule, ...]:
+            return tuple(parse_rule(text) for text in texts)
+
+        return cls(mode, rules(allow), rules(ask), rules(deny))
+
+    def allowing(self, texts: Iterable[str]) -> PermissionRules:
+        return replace(self, allow=self.allow + tuple(parse_rule(text) for text in texts))
+
+
+def decide(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
+    if tool_use.name == "Bash":
+        return _decide_command(tool_use, rules)
+    if tool_use.name in PATH_ARGUMENTS:
+        return _decide_paths(tool_use, rules, workspace)
+    return Deny(f"{tool_use.name} is not a tool nehanda has")
+
+
+# -- Bash -----------------------------------------------------------------------
+
+
+def _decide_command(tool_use: ToolUse, rules: PermissionRules) -> Decision:
+    command = tool_use.input.get("command")
+    if not isinstance(command, str):
+        return Ask("the call gives no command")
+    shell = analyse(command)
+    if rule := _command_rule(rules.deny, command, shell.everywhere()):
+        return Deny(f"the deny rule {rule.text} matches this command")
+    if rules.mode != "default" and rules.mode != "accept-edits":
+        return _mode_verdict(rules.mode, "Bash")
+    if rule := _command_rule(rules.ask, command, shell.everywhere()):
+        return Ask(f"the ask rule {rule.text} matches this command")
+    whole = command.strip()
+    if any(rule.covers("Bash") and rule.specifier == whole for rule in rules.allow):
+        return Allow(f"the allow rule Bash({whole}) names this command")
+    if shell.risks:
+        risks = "; ".join(shell.risks)
+        return Ask(f"no prefix rule may allow this command ({risks})", (f"Bash({whole})",))
+    if not shell.parts:
+        return Ask("the command is empty")
+    unmatched = [part for part in shell.parts if not _command_rule(rules.allow, command, [part])]
+    if not unmatched:
+        return Allow("allow rules cover every part of the command")
+    listed = ", ".join(part.text for part in unmatched)
+    return Ask(
+        f"no allow rule covers {listed}; commands ask before they run",
+        tuple(f"Bash({part.text})" for part in unmatched),
+    )
+
+
+def _command_rule(
+    rules: Iterable[Rule], command: str, parts: Iterable[SimpleCommand]
+) -> Rule | None:
+    bash_rules = [rule for rule in rules if rule.covers("Bash")]
+    for part in parts:
+        for rule in bash_rules:
+            if command_rule_matches(rule, command, part):
+                return rule
+    return None
+
+
+def _mode_verdict(mode: Mode, name: str) -> Decision:
+    if mode == "yolo":
+        return Allow("yolo mode (--yes) runs every call")
+    return Deny(f"plan mode runs read-only tools only, and {name} can change things")
+
+
+# -- file tools -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Target:
+    raw: str
+    lexical: Path  # normalised, symlinks not followed
+    resolved: Path
+
+
+def _decide_paths(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
+    raws = _raw_paths(tool_use)
+    if raws is None:
+        return Ask("the call gives no path")
+    if any("\0" in raw for raw in raws):
+        return Deny("the path contains a NUL character")
+    targets = [_target(raw, workspace) for raw in raws]
+    name, read_only = tool_use.name, BUILTIN_TOOLS[tool_use.name].read_only
+    outside = tuple(t.resolved for t in targets if not is_inside(t.resolved, workspace))
+    if rule := _path_rule(rules.deny, name, targets, workspace, every=False):
+        return Deny(f"the deny rule {rule.text} matches {_shown(targets)}")
+    if rules.mode == "yolo" or (rules.mode == "plan" and not read_only):
+        verdict = _mode_verdict(rules.mode, name)
+        return replace(verdict, outside=outside) if isinstance(verdict, Allow) else verdict
+    if rule := _path_rule(rules.ask, name, targets, workspace, every=False):
+        return Ask(f"the ask rule {rule.text} matches {_shown(targets)}", (), outside)
+    if not read_only and (hit := _protected(targets, workspace, rules.protected)):
+        return Ask(f"{hit} is protected: nehanda always asks before changing it", (), outside)
+    if rule := _path_rule(rules.allow, name, targets, workspace, every=True):
+        return Allow(f"the allow rule {rule.text} matches", outside)
+    return _path_default(tool_use, rules.mode, targets, workspace)
+
+
+def _path_default(
+    tool_use: ToolUse, mode: Mode, targets: list[_Target], workspace: Path
+) -> Decision:
+    read_only = BUILTIN_TOOLS[tool_use.name].read_only
+    outside = tuple(t.resolved for t in targets if not is_inside(t.resolved, workspace))
+    family = "Read" if read_only else "Edit"
+    if outside:
+        where = ", ".join(_where(t) for t in targets if t.resolved in outside)
+        suggestions = tuple(f"{family}({escape_glob(str(path))})" for path in outside)
+        return Ask(f"{where} is outside the workspace {workspace}", suggestions, outside)
+    if read_only:
+        return Allow("a read-only tool inside the workspace")
+    if mode == "accept-edits":
+        return Allow("accept-edits mode: file changes inside the workspace run")
+    relative = [escape_glob(workspace_relative(t.resolved, workspace)) for t in targets]
+    return Ask(
+        f"{tool_use.name} changes {_shown(targets)}; changes ask before they run",
+        tuple(f"{family}({path})" for path in relative),
+    )
+
+
+def _raw_paths(tool_use: ToolUse) -> list[str] | None:
+    key, default = PATH_ARGUMENTS[tool_use.name]
+    raw = tool_use.input.get(key, default)
+    if not isinstance(raw, str):
+        return None
+    paths = [raw]
+    pattern = tool_use.input.get("pattern")
+    if tool_use.name == "Glob" and isinstance(pattern, str):
+        # Glob walks from path joined with the pattern's literal leading directories.
+        base, _ = split_literal_prefix(pattern)
+        if base:
+            paths.append(str(Path(raw) / base))
+    return paths
+
+
+def _target(raw: str, workspace: Path) -> _Target:
+    candidate = workspace / Path(raw).expanduser()
+    return _Target(raw, Path(os.path.normpath(candidate)), Path(os.path.realpath(candidate)))
+
+
+def _path_rule(
+    rules: Iterable[Rule], name: str, targets: list[_Target], workspace: Path, *, every: bool
+) -> Rule | None:
+    """A rule for ``name`` covering every target (``every``) or any one of them, else None.
+
+    Allow rules (``every``) see resolved paths only; deny and ask rules also see each
+    path as written, so that no symlink leads around them.
+    """
+    matched: Rule | None = None
+    for target in targets:
+        rule = next(
+            (r for r in rules if r.covers(name) and _covers(r, target, workspace, every)), None
+        )
+        if rule is None and every:
+            return None
+        if rule is not None and not every:
+            return rule
+        matched = matched or rule
+    return matched
+
+
+def _covers(rule: Rule, target: _Target, workspace: Path, resolved_only: bool) -> bool:
+    if path_rule_matches(rule, target.resolved, workspace, lexical=False):
+        return True
+    return not resolved_only and path_rule_matches(rule, target.lexical, workspace, lexical=True)
+
+
+def _protected(targets: list[_Target], workspace: Path, extra: tuple[Path, ...]) -> str | None:
+    for target in targets:
+        for path in (target.resolved, target.lexical):
+            below = path.parts[len(workspace.parts) :] if is_inside(path, workspace) else path.parts
+            # Case-folded: on a case-insensitive file system .GIT is .git.
+            names = [part.casefold() for part in below]
+            if PROTECTED_DIRS.intersection(names) or (names and names[-1] in PROTECTED_FILES):
+                return target.raw
+            if any(is_inside(path, root) for root in extra):
+                return target.raw
+    return None
+
+
+def _where(target: _Target) -> str:
+    if target.lexical == target.resolved:
+        return str(target.resolved)
+    return f"{target.raw} (it resolves to {target.resolved})"
+
+
+def _shown(targets: list[_Target]) -> str:
+    return targets[0].raw if len(targets) == 1 else ", ".join(t.raw for t in targets)

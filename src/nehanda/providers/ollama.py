@@ -1,0 +1,265 @@
+"""The Ollama adapter: the native ``POST /api/chat`` API, streamed as NDJSON.
+
+``OllamaStreamState`` turns one parsed line at a time into events and knows nothing
+of I/O. Ollama sends content and ``thinking`` in pieces but each tool call whole,
+with its arguments as a JSON object and no id (one is made up). The last line has
+``done: true``, ``done_reason`` and the token counts; a stream without it was cut
+short, and none of its calls runs: ``ToolUseEnd`` waits for that line.
+
+Every request carries ``options.num_ctx``. Ollama's small default context silently
+drops the start of a long prompt, tool definitions included, and a model that lost
+its tools describes actions instead of calling them; so nehanda asks for the model's
+own context length (from ``/api/show``), capped by the ``context_cap`` setting, and
+says so when the prompt looks larger than that.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+
+from nehanda.errors import StreamProtocolError
+from nehanda.events import (
+    MessageEnd,
+    Notice,
+    ReasoningDelta,
+    StopReason,
+    StreamEvent,
+    TextDelta,
+    ToolUseArgsDelta,
+    ToolUseEnd,
+    ToolUseStart,
+)
+from nehanda.model_config import profile_for
+from nehanda.providers.arguments import native_tool_use
+from nehanda.providers.base import Capabilities, ChatRequest
+from nehanda.providers.http import RetryPolicy, Target, error_message, open_stream, timeout_for
+from nehanda.providers.ollama_show import OllamaModelInfo, explained
+from nehanda.providers.openai_compat import tool_to_openai
+from nehanda.providers.sse import NDJSONDecoder
+from nehanda.settings import ProviderConfig
+from nehanda.tool_support import ToolSupportCache
+from nehanda.types import JsonObject, Message, ToolUse, Usage, new_call_id
+
+STOP_REASONS: dict[str, StopReason] = {"stop": "end_turn", "length": "max_tokens"}
+CHARS_PER_TOKEN = 4
+
+
+class OllamaStreamState:
+    """Lines in, events out; ``finish`` when the body ends. One instance per response."""
+
+    def __init__(self, *, provider: str = "", model: str = "") -> None:
+        self.provider = provider
+        self.model = model
+        self.done = False
+        self._calls: list[ToolUse] = []
+
+    def handle(self, line: JsonObject) -> list[StreamEvent]:
+        if self.done:
+            return []
+        if line.get("error"):
+            problem = error_message(json.dumps(line))
+            raise self._error(f"the server reported an error mid-stream: {problem}")
+        events: list[StreamEvent] = []
+        message = line.get("message")
+        if isinstance(message, dict):
+            events += self._message(message)
+        if line.get("done") is True:
+            self.done = True
+            events += self._end(line)
+        return events
+
+    def finish(self) -> list[StreamEvent]:
+        if not self.done:
+            raise self._error("the stream ended before its final line (done: true)")
+        return []
+
+    def _message(self, message: JsonObject) -> list[StreamEvent]:
+        events: list[StreamEvent] = []
+        thinking, content = message.get("thinking"), message.get("content")
+        if isinstance(thinking, str) and thinking:
+            events.append(ReasoningDelta(thinking))
+        if isinstance(content, str) and content:
+            events.append(TextDelta(content))
+        calls = message.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict):
+                raise self._error(f"a tool call has no function: {json.dumps(call)[:200]}")
+            events += self._call(call, function)
+        return events
+
+    def _call(self, call: JsonObject, function: JsonObject) -> list[StreamEvent]:
+        index, arguments = len(self._calls), function.get("arguments")
+        call_id, name = _text(call.get("id")) or new_call_id(), _text(function.get("name"))
+        tool_use = native_tool_use(call_id, name, arguments)
+        self._calls.append(tool_use)
+        fragment = arguments if isinstance(arguments, str) else json.dumps(arguments or {})
+        return [ToolUseStart(index, call_id, name), ToolUseArgsDelta(index, fragment)]
+
+    def _end(self, line: JsonObject) -> list[StreamEvent]:
+        events: list[StreamEvent] = [ToolUseEnd(i, use) for i, use in enumerate(self._calls)]
+        reason = STOP_REASONS.get(str(line.get("done_reason") or "stop"), "other")
+        if reason == "end_turn" and self._calls:
+            reason = "tool_use"
+        usage = Usage(_int(line.get("prompt_eval_count")), _int(line.get("eval_count")))
+        return [*events, MessageEnd(reason, usage)]
+
+    def _error(self, message: str) -> StreamProtocolError:
+        where = f"{self.provider} (model {self.model})" if self.model else self.provider
+        return StreamProtocolError(
+            f"{where}: {message}" if where else message, provider=self.provider, model=self.model
+        )
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def messages_to_ollama(messages: tuple[Message, ...] | list[Message]) -> list[JsonObject]:
+    """Our transcript as ``/api/chat`` messages; results name their tool (``tool_name``)."""
+    names = {use.id: use.name for message in messages for use in message.tool_uses}
+    out: list[JsonObject] = []
+    for message in messages:
+        for result in message.tool_results:
+            tool_name = names.get(result.tool_use_id, "")
+            out.append({"role": "tool", "content": result.content, "tool_name": tool_name})
+        text, calls = message.text, message.tool_uses
+        if message.role == "assistant":
+            if text or calls:
+                out.append(_assistant(text, calls))
+        elif text or not message.parts:
+            out.append(
+                {"role": "user" if message.role == "tool" else message.role, "content": text}
+            )
+    return out
+
+
+def _assistant(text: str, calls: list[ToolUse]) -> JsonObject:
+    message: JsonObject = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
+            {"function": {"name": call.name, "arguments": call.input}} for call in calls
+        ]
+    return message
+
+
+def build_payload(request: ChatRequest, model: str, num_ctx: int | None) -> JsonObject:
+    """The JSON body of a streaming ``/api/chat`` request."""
+    options: JsonObject = {}
+    if num_ctx is not None:
+        options["num_ctx"] = num_ctx
+    if request.max_tokens is not None:
+        options["num_predict"] = request.max_tokens
+    if request.temperature is not None:
+        options["temperature"] = request.temperature
+    payload: JsonObject = {
+        "model": model,
+        "messages": messages_to_ollama(request.messages),
+        "stream": True,
+        "options": options,
+    }
+    if request.tools:
+        payload["tools"] = [tool_to_openai(tool) for tool in request.tools]
+    return payload
+
+
+def context_window(found: Capabilities, cap: int | None) -> int | None:
+    """``num_ctx``: the model's own context length, never above ``cap``."""
+    lengths = [n for n in (found.context_length, cap) if n]
+    return min(lengths) if lengths else None
+
+
+def estimated_tokens(payload: Mapping[str, Any]) -> int:
+    text = json.dumps(payload.get("messages", [])) + json.dumps(payload.get("tools", []))
+    return len(text) // CHARS_PER_TOKEN
+
+
+class OllamaProvider:
+    """A ``Provider`` for Ollama's native chat API."""
+
+    def __init__(
+        self,
+        config: ProviderConfig,
+        *,
+        api_key: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        retry: RetryPolicy | None = None,
+        store: ToolSupportCache | None = None,
+    ) -> None:
+        self._config = config
+        self._timeout = timeout_for(config.connect_timeout, config.read_timeout)
+        self._owns_client = client is None
+        self._client = client or httpx.AsyncClient(timeout=self._timeout)
+        self._retry = retry or RetryPolicy(max_retries=config.max_retries)
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._cap = config.context_cap or profile_for(config).context_cap
+        self._info = OllamaModelInfo(
+            config, self._client, store=store, headers=self._headers, retry=self._retry
+        )
+        self._warned: set[str] = set()
+
+    @property
+    def name(self) -> str:
+        return self._config.name
+
+    @property
+    def type(self) -> str:
+        return self._config.type
+
+    async def capabilities(self, model: str) -> Capabilities:
+        return await self._info.capabilities(model)
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        model = request.model or self._config.model or ""
+        num_ctx = context_window(await self.capabilities(model), self._cap)
+        payload = build_payload(request, model, num_ctx)
+        state = OllamaStreamState(provider=self.name, model=model)
+        decoder = NDJSONDecoder(provider=self.name, model=model)
+        target = Target(self._config.base_url + "/api/chat", self.name, model)
+        with explained(model, self._config.base_url):
+            async with open_stream(
+                self._client,
+                target,
+                payload,
+                headers=self._headers,
+                timeout=self._timeout,
+                retry=self._retry,
+            ) as body:
+                if notice := self._context_notice(model, payload, num_ctx):
+                    yield notice
+                async for data in body:
+                    for line in decoder.feed(data):
+                        for event in state.handle(line):
+                            yield event
+        for line in decoder.flush():
+            for event in state.handle(line):
+                yield event
+        for event in state.finish():
+            yield event
+
+    def _context_notice(
+        self, model: str, payload: Mapping[str, Any], num_ctx: int | None
+    ) -> Notice | None:
+        """Said once per model: Ollama gives no sign when it cuts a prompt."""
+        tokens = estimated_tokens(payload)
+        if num_ctx is None or tokens <= num_ctx or model in self._warned:
+            return None
+        self._warned.add(model)
+        return Notice(
+            f"the prompt is about {tokens} tokens but {self.name} was asked for a "
+            f"{num_ctx}-token context (num_ctx) for {model}; Ollama will drop the start of "
+            "the conversation. Raise context_cap in the provider's settings if the model "
+            "and memory allow, or start a new session"
+        )
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()

@@ -1,0 +1,53 @@
+"""Replace a file's contents all at once: a temporary file beside it, fsync, then rename.
+
+Readers see the old contents or the new, never a mix, and a failure at any step
+(a full disk, a rename refused) leaves the original file exactly as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def _read_umask() -> int:
+    # The only portable way to read the umask is to set it; done once, at import.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+NEW_FILE_MODE = 0o666 & ~_read_umask()
+
+
+def write_atomic(path: Path, data: bytes, mode: int = NEW_FILE_MODE) -> None:
+    """Make ``data`` the contents of ``path`` (whose directory exists), with ``mode``."""
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=".nehanda-", suffix=".tmp")
+    temporary = Path(name)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        temporary.chmod(mode)
+        temporary.replace(path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+    _sync_directory(path.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the rename itself durable; not every platform lets a directory be synced."""
+    try:
+        handle = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(handle)
+    finally:
+        os.close(handle)

@@ -1,0 +1,204 @@
+"""Bash: run a shell command in the workspace, contained and bounded.
+
+The command gets stdin from ``/dev/null`` and its own session (so its own process
+group), an environment without provider API keys and with guards that turn
+interactive prompts into failures, and a time limit. On timeout or cancellation
+(Ctrl-C) the whole group gets SIGTERM, then SIGKILL. Output (stdout and stderr
+interleaved) is kept head and tail, with the number of bytes left out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nehanda.errors import ToolError
+from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.output import HeadTail
+
+NAME = "Bash"
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+# Command output is mostly noise (build logs, test runs): a smaller cap than files get.
+MAX_OUTPUT_BYTES = 30_000
+TERM_GRACE = 2.0
+# How long output may keep flowing after bash exits: a background child holding the pipe.
+PIPE_GRACE = 0.5
+
+Ending = Literal["exited", "timeout", "stragglers"]
+
+# Each of these makes a tool that would wait for a person fail or carry on instead.
+GUARDS = {
+    "GIT_EDITOR": "true",
+    "EDITOR": "true",
+    "VISUAL": "true",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "MANPAGER": "cat",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "PIP_NO_INPUT": "1",
+    "NO_COLOR": "1",
+}
+
+DESCRIPTION = f"""\
+Run a bash command in the workspace root and get its output (stdout and stderr \
+together) and exit code. Each call starts a fresh shell: `cd` and variables do not \
+carry over, so chain steps with `&&`. There is no input: commands that wait for a \
+person (editors, pagers, password prompts) fail instead, so pass flags such as `-y` \
+or `--no-edit`. The command is stopped after `timeout` seconds (default \
+{DEFAULT_TIMEOUT:.0f}, at most {MAX_TIMEOUT:.0f}). Long output keeps its start and end. \
+Prefer Read, Grep, Glob and Edit for files; use Bash for builds, tests, git and \
+other programs."""
+
+
+class BashArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    command: str = Field(min_length=1, description="The bash command to run.")
+    timeout: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TIMEOUT,
+        description=f"Seconds before it is stopped (default {DEFAULT_TIMEOUT:.0f}).",
+    )
+
+
+async def run_command(args: BashArgs, context: ToolContext) -> str:
+    limit = args.timeout or DEFAULT_TIMEOUT
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            args.command,
+            cwd=context.workspace,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env=command_environment(os.environ, context.secret_env),
+        )
+    except OSError as error:
+        raise ToolError(NAME, f"Cannot start bash: {error.strerror or error}.") from error
+    output = HeadTail(MAX_OUTPUT_BYTES)
+    ending = await _collect(process, output, limit)
+    text = output.text().rstrip("\n") or "(no output)"
+    if ending == "timeout":
+        raise ToolError(
+            NAME,
+            f"{text}\n\nThe command was still running after {limit:g} seconds and was "
+            "stopped (with everything it started). Use a longer timeout or a quicker command.",
+        )
+    if ending == "stragglers":
+        text += "\n(processes it left running in the background, holding its output, were stopped)"
+    if process.returncode != 0:
+        raise ToolError(NAME, f"{text}\n\n{_exit_note(process.returncode)}")
+    return f"{text}\n\n(exit code 0)"
+
+
+def command_environment(environ: Mapping[str, str], secret: frozenset[str]) -> dict[str, str]:
+    """``environ`` without API keys (``*_API_KEY`` and the names in ``secret``), plus guards."""
+    kept = {
+        name: value
+        for name, value in environ.items()
+        if name not in secret and not name.upper().endswith("_API_KEY")
+    }
+    return {**kept, **GUARDS}
+
+
+async def _collect(process: asyncio.subprocess.Process, output: HeadTail, limit: float) -> Ending:
+    """Gather the output until the command ends, and say how it ended."""
+    assert process.stdout is not None
+    reading = asyncio.ensure_future(_pump(process.stdout, output))
+    try:
+        try:
+            await asyncio.wait_for(_exited(process), limit)
+        except TimeoutError:
+            await _stop_group(process)
+            return "timeout"
+        done, _ = await asyncio.wait({reading}, timeout=PIPE_GRACE)
+        if done:
+            return "exited"
+        await _stop_group(process)
+        return "stragglers"
+    except BaseException:
+        await _stop_group(process)
+        raise
+    finally:
+        # Once the group is gone the pipe closes; the last bytes are read, then the reader ends.
+        await asyncio.wait({reading}, timeout=PIPE_GRACE)
+        reading.cancel()
+
+
+async def _exited(process: asyncio.subprocess.Process) -> None:
+    # Process.wait() also waits for the output pipe to close, which a child left running
+    # in the background may hold open for ever; the return code is set at exit itself.
+    while process.returncode is None:
+        await asyncio.sleep(0.01)
+
+
+async def _pump(stream: asyncio.StreamReader, output: HeadTail) -> None:
+    while chunk := await stream.read(65536):
+        output.feed(chunk)
+
+
+async def _stop_group(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM to the command's process group; SIGKILL to whatever is left after a grace."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TERM_GRACE
+    try:
+        _signal_group(process.pid, signal.SIGTERM)
+        while _group_alive(process.pid) and loop.time() < deadline:
+            await asyncio.sleep(0.02)
+    finally:
+        _signal_group(process.pid, signal.SIGKILL)
+    await process.wait()
+
+
+def _signal_group(group: int, signum: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signum)
+
+
+def _group_alive(group: int) -> bool:
+    """Whether any process of ``group`` still runs; zombies (already dead) do not count."""
+    try:
+        os.killpg(group, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    return any(_live_member(entry, group) for entry in proc.iterdir() if entry.name.isdigit())
+
+
+def _live_member(entry: Path, group: int) -> bool:
+    try:
+        stat = (entry / "stat").read_text()
+    except OSError:
+        return False
+    # "pid (name) state ppid pgrp ...": the name may itself hold spaces and parentheses.
+    fields = stat[stat.rfind(")") + 2 :].split()
+    return len(fields) > 2 and fields[2] == str(group) and fields[0] != "Z"
+
+
+def _exit_note(code: int | None) -> str:
+    if code is not None and code < 0:
+        return f"(killed by signal {signal.strsignal(-code) or -code})"
+    return f"(exit code {code})"
+
+
+TOOL = Tool(
+    name=NAME,
+    description=DESCRIPTION,
+    args_model=BashArgs,
+    read_only=False,
+    handler=run_command,
+)

@@ -1,0 +1,135 @@
+"""Edit: replace an exact piece of text in a file, keeping its line endings and encoding.
+
+The model writes ``old_string`` with the ``\\n`` line endings Read showed it; in a file
+whose lines all end in CRLF both strings are matched and written with CRLF, and a
+UTF-8 byte order mark stays in place. Anything but exactly one match (or
+``replace_all``) changes nothing and tells the model how many matches there were.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nehanda.errors import ToolError
+from nehanda.tools.atomic import write_atomic
+from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.write import existing_mode
+
+NAME = "Edit"
+BOM = b"\xef\xbb\xbf"
+
+DESCRIPTION = """\
+Change a file in the workspace by replacing old_string with new_string. old_string \
+must match the file exactly, including indentation and blank lines, and without the \
+line-number prefix Read shows; include enough surrounding lines to make it unique. \
+If it occurs more than once, the edit fails and says how many times: add context, or \
+set replace_all=true to change every occurrence (e.g. to rename something). Line \
+endings are kept as the file has them. Read the file first; if it changed since you \
+read it, Edit refuses and you must read it again. To create a file use Write."""
+
+
+class EditArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    file_path: str = Field(
+        description="Path of the file, relative to the workspace root or absolute."
+    )
+    old_string: str = Field(min_length=1, description="The exact text to replace.")
+    new_string: str = Field(description="The text to put in its place.")
+    replace_all: bool = Field(
+        default=False, description="Replace every occurrence instead of exactly one."
+    )
+
+
+async def edit_file(args: EditArgs, context: ToolContext) -> str:
+    shown = args.file_path
+    path = context.resolve(shown, tool=NAME, action="edited")
+    mode = existing_mode(path, shown, NAME)
+    if mode is None:
+        raise ToolError(NAME, f"File not found: {shown}. Use Write to create a new file.")
+    context.files.check_unchanged(path, tool=NAME, shown=shown)
+    raw = _read(path, shown)
+    text = _decode(raw, shown)
+    after, count, line = apply_edit(text, args)
+    try:
+        write_atomic(path, (BOM if raw.startswith(BOM) else b"") + after.encode("utf-8"), mode)
+    except OSError as error:
+        raise ToolError(
+            NAME, f"Cannot write {shown}: {error.strerror or error}. Nothing was changed."
+        ) from error
+    context.files.remember(path)
+    times = "1 occurrence" if count == 1 else f"{count} occurrences"
+    return f"Edited {shown}: replaced {times} (the first at line {line})."
+
+
+def apply_edit(text: str, args: EditArgs) -> tuple[str, int, int]:
+    """The edited text, how many occurrences were replaced, and the first one's line."""
+    eol = _line_ending(text)
+    old, new = _with_eol(args.old_string, eol), _with_eol(args.new_string, eol)
+    if old == new:
+        raise ToolError(NAME, "old_string and new_string are the same; there is nothing to change.")
+    count = text.count(old)
+    if count == 0:
+        raise ToolError(NAME, _not_found(args.file_path, text, eol))
+    if count > 1 and not args.replace_all:
+        raise ToolError(
+            NAME,
+            f"old_string occurs {count} times in {args.file_path}; nothing was changed. "
+            "Include more surrounding lines so that it matches exactly one place, or set "
+            "replace_all=true to replace every occurrence.",
+        )
+    line = text.count("\n", 0, text.find(old)) + 1
+    replaced = text.replace(old, new) if args.replace_all else text.replace(old, new, 1)
+    return replaced, count if args.replace_all else 1, line
+
+
+def preview(path: Path, args: EditArgs) -> tuple[str, str]:
+    """The file's text before and after the call, for the approval prompt's diff."""
+    text = _decode(_read(path, args.file_path), args.file_path)
+    return text, apply_edit(text, args)[0]
+
+
+def _read(path: Path, shown: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise ToolError(NAME, f"Cannot read {shown}: {error.strerror}.") from error
+
+
+def _decode(raw: bytes, shown: str) -> str:
+    try:
+        return raw.removeprefix(BOM).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(NAME, f"{shown} is not UTF-8 text; Edit changes text files only.") from None
+
+
+def _line_ending(text: str) -> str:
+    """CRLF when every line of ``text`` ends so; otherwise the model's strings stay as given."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf == text.count("\n") else "\n"
+
+
+def _with_eol(text: str, eol: str) -> str:
+    return text if eol == "\n" else text.replace("\r\n", "\n").replace("\n", eol)
+
+
+def _not_found(shown: str, text: str, eol: str) -> str:
+    message = (
+        f"old_string was not found in {shown}; nothing was changed. It must match the file "
+        "exactly, including indentation and whitespace, without Read's line-number prefix. "
+        "Read the file again and copy the text exactly."
+    )
+    if eol == "\n" and "\r\n" in text:
+        message += " The file mixes CRLF and LF line endings: match within one line."
+    return message
+
+
+TOOL = Tool(
+    name=NAME,
+    description=DESCRIPTION,
+    args_model=EditArgs,
+    read_only=False,
+    handler=edit_file,
+)

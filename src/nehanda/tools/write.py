@@ -1,0 +1,86 @@
+"""Write: create a file or replace its contents, atomically, keeping its mode."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from nehanda.errors import ToolError
+from nehanda.tools.atomic import NEW_FILE_MODE, write_atomic
+from nehanda.tools.base import Tool, ToolContext
+
+NAME = "Write"
+
+DESCRIPTION = """\
+Write a file in the workspace: create it (and any missing parent directories) or \
+replace all of its contents with `content`. The file is written exactly as given, \
+as UTF-8; an existing file keeps its permissions. To change part of an existing file \
+use Edit instead, which needs only the changed text. If you have read the file \
+before, Write refuses when it has changed since; read it again first."""
+
+
+class WriteArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    file_path: str = Field(
+        description="Path of the file, relative to the workspace root or absolute."
+    )
+    content: str = Field(description="The complete new contents of the file.")
+
+
+async def write_file(args: WriteArgs, context: ToolContext) -> str:
+    path = context.resolve(args.file_path, tool=NAME, action="written")
+    mode = existing_mode(path, args.file_path, NAME)
+    context.files.check_unchanged(path, tool=NAME, shown=args.file_path)
+    data = args.content.encode("utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, data, NEW_FILE_MODE if mode is None else mode)
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(
+            NAME, f"Cannot write {args.file_path}: a parent of it is a file, not a directory."
+        ) from None
+    except OSError as error:
+        raise ToolError(
+            NAME, f"Cannot write {args.file_path}: {error.strerror or error}. Nothing was changed."
+        ) from error
+    context.files.remember(path)
+    verb = "Created" if mode is None else "Replaced the contents of"
+    lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not data else 1)
+    counted = "1 line" if lines == 1 else f"{lines} lines"
+    return f"{verb} {args.file_path} ({counted}, {len(data):,} bytes)."
+
+
+def existing_mode(path: Path, shown: str, tool: str) -> int | None:
+    """The permission bits of the regular file at ``path``; ``None`` when there is none."""
+    try:
+        info = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        raise ToolError(tool, f"Cannot write {shown}: {error.strerror}.") from error
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(tool, f"{shown} is a directory, not a file.")
+    if not stat.S_ISREG(info.st_mode):
+        raise ToolError(tool, f"{shown} is not a regular file (a device, FIFO or socket).")
+    return stat.S_IMODE(info.st_mode)
+
+
+def preview(path: Path, args: WriteArgs) -> tuple[str, str]:
+    """The file's text before and after the call, for the approval prompt's diff."""
+    try:
+        before = path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        before = ""
+    return before, args.content
+
+
+TOOL = Tool(
+    name=NAME,
+    description=DESCRIPTION,
+    args_model=WriteArgs,
+    read_only=False,
+    handler=write_file,
+)

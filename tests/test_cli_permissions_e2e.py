@@ -1,0 +1,92 @@
+"""Permissions as a user meets them: the real ``nehanda`` process, a real HTTP server.
+
+The server replays a recorded vLLM stream in which the model asks Bash to create
+marker.txt, then a plain answer. The child process has no terminal, so without --yes
+the call must be refused, the marker never created and the refusal sent to the model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+
+from cli_process import nehanda
+
+STREAMS = Path(__file__).parent / "fixtures" / "streams"
+
+
+def script_bash_then_answer(server: HTTPServer) -> None:
+    for name in ("e2e_vllm_bash_touch_marker.sse", "e2e_vllm_answer.sse"):
+        server.expect_ordered_request("/v1/chat/completions", method="POST").respond_with_data(
+            (STREAMS / name).read_text(), content_type="text/event-stream"
+        )
+
+
+def run(server: HTTPServer, workspace: Path, *extra: str) -> Any:
+    script_bash_then_answer(server)
+    done = nehanda(
+        "run",
+        "Create the marker file.",
+        *("--provider", "vllm", "--base-url", server.url_for("/v1"), "--model", "qwen"),
+        *("--output", "json", *extra),
+        cwd=workspace,
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def tool_message(server: HTTPServer) -> dict[str, Any]:
+    bodies = [json.loads(request.get_data()) for request, _ in server.log]
+    message: dict[str, Any] = bodies[-1]["messages"][-1]
+    assert message["role"] == "tool" and message["tool_call_id"] == "chatcmpl-tool-7e51"
+    return message
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return tmp_path
+
+
+def test_without_a_terminal_and_without_yes_the_call_is_denied(
+    httpserver: HTTPServer, workspace: Path
+) -> None:
+    done = run(httpserver, workspace)
+    assert not (workspace / "marker.txt").exists()
+    content = tool_message(httpserver)["content"]
+    assert content.startswith("Permission denied: Bash was not run")
+    assert "not running in a terminal" in content and "--yes" in content
+    assert json.loads(done.stdout)["tool_calls"][0]["is_error"] is True
+
+
+def test_with_yes_the_same_call_runs(httpserver: HTTPServer, workspace: Path) -> None:
+    run(httpserver, workspace, "--yes")
+    assert (workspace / "marker.txt").exists()
+    assert tool_message(httpserver)["content"] == "(no output)\n\n(exit code 0)"
+
+
+def test_plan_mode_and_yes_contradict(workspace: Path) -> None:
+    done = nehanda("run", "hi", "--yes", "--permission-mode", "plan", cwd=workspace)
+    assert done.returncode == 2
+    assert "--yes means --permission-mode yolo" in done.stderr
+
+
+def test_a_project_allow_rule_applies_only_once_the_folder_is_trusted(
+    httpserver: HTTPServer, workspace: Path
+) -> None:
+    settings = workspace / ".nehanda" / "settings.toml"
+    settings.parent.mkdir()
+    settings.write_text('[permissions]\nallow = ["Bash(touch marker.txt)"]\n')
+    untrusted = run(httpserver, workspace)
+    assert not (workspace / "marker.txt").exists()
+    assert "sets permissions.allow" in untrusted.stderr
+    assert "nehanda trust" in untrusted.stderr
+
+    trusted = nehanda("trust", cwd=workspace)
+    assert trusted.returncode == 0 and trusted.stdout.startswith("trusted ")
+    httpserver.clear()
+    run(httpserver, workspace)
+    assert (workspace / "marker.txt").exists()
