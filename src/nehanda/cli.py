@@ -7,55 +7,94 @@ Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
 from nehanda import __version__
+from nehanda.errors import ConfigError, NehandaError
 
 if TYPE_CHECKING:
     from nehanda.permissions import Mode
+    from nehanda.session import SessionOptions
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 # The same as permissions.MODES, written out: importing that module would slow --help.
 PERMISSION_MODES = ("default", "accept-edits", "plan", "yolo")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The options every conversation takes: which model, how tools run, what to resume."""
+    options = [
+        click.option(
+            "--provider",
+            help="A provider name from settings, or a type: "
+            "openai, lmstudio, vllm, ollama, anthropic, nehanda.",
+        ),
+        click.option("--model", help="Model name to ask for."),
+        click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1."),
+        click.option(
+            "--max-turns",
+            type=click.IntRange(min=1),
+            help="Stop after this many model requests per prompt (default 50).",
+        ),
+        click.option(
+            "--yes",
+            "-y",
+            is_flag=True,
+            help="Run every tool call without asking (--permission-mode yolo).",
+        ),
+        click.option(
+            "--permission-mode",
+            type=click.Choice(PERMISSION_MODES),
+            help="default: read-only tools run, the rest asks; accept-edits: file edits in "
+            "the workspace run too; plan: read-only tools only; yolo: everything runs.",
+        ),
+        click.option(
+            "--force-manual-tools",
+            is_flag=True,
+            help="Use rescue mode: tools described in the prompt, calls parsed from text.",
+        ),
+        click.option(
+            "--continue",
+            "-c",
+            "continue_",
+            is_flag=True,
+            help="Resume the latest session in this folder.",
+        ),
+        click.option("--resume", "resume_id", metavar="ID", help="Resume the session ID."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(__version__, "-V", "--version", prog_name="nehanda")
-def cli() -> None:
-    """An agentic assistant whose tool calls work on any model."""
+@session_options
+@click.pass_context
+def cli(context: click.Context, /, **options: Any) -> int | None:
+    """An agentic assistant whose tool calls work on any model.
+
+    With no command, starts an interactive session (the same as `nehanda chat`).
+    """
+    if context.invoked_subcommand is not None:
+        return None
+    return _chat(options)
+
+
+@cli.command()
+@session_options
+def chat(**options: Any) -> int:
+    """Talk with the agent interactively."""
+    return _chat(options)
 
 
 @cli.command()
 @click.argument("prompt", required=False)
-@click.option(
-    "--provider",
-    help="A provider name from settings, or a type: "
-    "openai, lmstudio, vllm, ollama, anthropic, nehanda.",
-)
-@click.option("--model", help="Model name to ask for.")
-@click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1.")
-@click.option(
-    "--max-turns",
-    type=click.IntRange(min=1),
-    help="Stop after this many model requests (default 50).",
-)
-@click.option(
-    "--yes", "-y", is_flag=True, help="Run every tool call without asking (--permission-mode yolo)."
-)
-@click.option(
-    "--permission-mode",
-    type=click.Choice(PERMISSION_MODES),
-    help="default: read-only tools run, the rest asks; accept-edits: file edits in the "
-    "workspace run too; plan: read-only tools only; yolo: everything runs.",
-)
-@click.option(
-    "--force-manual-tools",
-    is_flag=True,
-    help="Use rescue mode: tools described in the prompt, calls parsed from text.",
-)
+@session_options
 @click.option(
     "--output",
     "output_format",
@@ -64,39 +103,78 @@ def cli() -> None:
     show_default=True,
     help="text for people; json or stream-json for programs.",
 )
-def run(
-    prompt: str | None,
-    provider: str | None,
-    model: str | None,
-    base_url: str | None,
-    max_turns: int | None,
-    yes: bool,
-    permission_mode: str | None,
-    force_manual_tools: bool,
-    output_format: str,
-) -> int:
+def run(prompt: str | None, output_format: str, **options: Any) -> int:
     """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin)."""
     from nehanda.app import RunOptions, run_once
+
+    text = _read_prompt(prompt)
+    try:
+        session = _session_options(options)
+    except NehandaError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 1
+    return run_once(RunOptions(text, session, output_format))
+
+
+@cli.command()
+@click.option("--all", "everywhere", is_flag=True, help="List sessions of every folder.")
+def sessions(everywhere: bool) -> int:
+    """List saved sessions (newest first): id, folder, start, turns, first prompt."""
+    from nehanda.session_list import describe_sessions
+
+    click.echo(describe_sessions(None if everywhere else Path.cwd().resolve()))
+    return 0
+
+
+def _chat(options: dict[str, Any]) -> int:
+    from nehanda.repl import run_repl
+
+    try:
+        session = _session_options(options)
+    except NehandaError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 1
+    return run_repl(session)
+
+
+def _session_options(options: dict[str, Any]) -> SessionOptions:
+    """The parsed flags as session options; ``NehandaError`` when a session to resume is missing."""
+    from nehanda.engine.transcript import latest_session
+    from nehanda.session import SessionOptions, find_session
     from nehanda.settings import Flags
 
-    if yes and permission_mode not in (None, "yolo"):
-        raise click.UsageError(f"--yes means --permission-mode yolo, not {permission_mode}")
-    options = RunOptions(
-        prompt=_read_prompt(prompt),
-        flags=Flags(provider, model, base_url, max_turns, force_manual_tools),
-        output_format=output_format,
-        approve_all=yes,
-        workspace=Path.cwd().resolve(),
-        permission_mode=cast("Mode | None", permission_mode),
+    if options["yes"] and options["permission_mode"] not in (None, "yolo"):
+        raise click.UsageError(
+            f"--yes means --permission-mode yolo, not {options['permission_mode']}"
+        )
+    if options["continue_"] and options["resume_id"]:
+        raise click.UsageError("use --continue or --resume ID, not both")
+    workspace = Path.cwd().resolve()
+    resume = find_session(options["resume_id"]) if options["resume_id"] else None
+    if options["continue_"]:
+        resume = latest_session(workspace)
+        if resume is None:
+            raise ConfigError(f"no earlier session in {workspace} to continue")
+    flags = Flags(
+        options["provider"],
+        options["model"],
+        options["base_url"],
+        options["max_turns"],
+        options["force_manual_tools"],
     )
-    return run_once(options)
+    return SessionOptions(
+        flags=flags,
+        workspace=workspace,
+        approve_all=options["yes"],
+        permission_mode=cast("Mode | None", options["permission_mode"]),
+        resume=resume,
+    )
 
 
 @cli.command()
 def providers() -> int:
     """List the configured providers (never their keys)."""
     from nehanda.doctor import describe_providers
-    from nehanda.errors import ConfigError
     from nehanda.settings import load_settings
 
     try:

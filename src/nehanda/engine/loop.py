@@ -24,6 +24,11 @@ from nehanda.providers.rescue import RescueProvider
 from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse, Usage
 
 ToolRunner = Callable[[ToolUse], Awaitable[ToolResult]]
+INTERRUPTED_RESULT = "The call was interrupted before it finished; its result is unknown."
+
+
+def interrupted(tool_use: ToolUse) -> ToolResult:
+    return ToolResult(tool_use.id, INTERRUPTED_RESULT, is_error=True)
 
 
 @dataclass(frozen=True)
@@ -112,15 +117,20 @@ class Agent:
                 )
                 return
             results: list[Part] = []
-            for tool_use in runnable:
-                yield ToolStarted(tool_use)
-                started = time.perf_counter()
-                result = await self.run_tool(tool_use)
-                results.append(result)
-                yield ToolExecuted(tool_use, result, time.perf_counter() - started)
-            if note := feedback(reply.problems, truncated):
-                results.append(TextPart(note))
-            self.messages.append(Message("tool" if runnable else "user", tuple(results)))
+            try:
+                for tool_use in runnable:
+                    yield ToolStarted(tool_use)
+                    started = time.perf_counter()
+                    result = await self.run_tool(tool_use)
+                    results.append(result)
+                    yield ToolExecuted(tool_use, result, time.perf_counter() - started)
+            finally:
+                # Interrupted or not, every call gets its result, so the transcript
+                # stays valid for the next request.
+                results += [interrupted(use) for use in runnable[len(results) :]]
+                if note := feedback(reply.problems, truncated):
+                    results.append(TextPart(note))
+                self.messages.append(Message("tool" if runnable else "user", tuple(results)))
         problem = f"stopped after {self.max_turns} turns (--max-turns); the task may be unfinished"
         yield RunFinished(reply.text, self.max_turns, "max_turns", usage, problem)
 

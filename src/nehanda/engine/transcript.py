@@ -166,10 +166,11 @@ def _read_record(session: Session, path: Path, number: int, line: str) -> None:
 
 
 def iter_sessions(directory: Path | None = None) -> Iterator[Path]:
-    """Session files, newest first."""
+    """Session files, the most recently written first."""
     directory = directory or sessions_dir()
     if directory.is_dir():
-        yield from sorted(directory.glob("*.jsonl"), reverse=True)
+        paths = [(path.stat().st_mtime, path.name, path) for path in directory.glob("*.jsonl")]
+        yield from (path for _, _, path in sorted(paths, reverse=True))
 
 
 def latest_session(workspace: Path, directory: Path | None = None) -> Session | None:

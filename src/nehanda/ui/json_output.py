@@ -26,6 +26,7 @@ class RunDescription:
     provider: str
     model: str
     mode: str
+    session_id: str
 
 
 @dataclass
@@ -89,6 +90,7 @@ class JsonOutput:
             "mode": self.run.mode,
             "provider": self.run.provider,
             "model": self.run.model,
+            "session_id": self.run.session_id,
             "turns": finished.turns,
             "tool_calls": self.tool_calls,
             "stop_reason": finished.stop_reason,

@@ -1,0 +1,234 @@
+"""A conversation with one provider: the engine, its tools and its session log, wired.
+
+``open_session`` does the set-up every front end needs (settings, provider, native or
+rescue mode, permissions, the log); ``ChatSession.ask`` runs one prompt to its answer
+and writes every message to the log as soon as the engine adds it. ``nehanda run``
+asks once; the REPL asks many times.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from nehanda import __version__
+from nehanda.engine.loop import Agent, EngineEvent, ModeSwitched, interrupted
+from nehanda.engine.mode import Mode, decide_mode
+from nehanda.engine.system_prompt import build_system_prompt, load_instructions
+from nehanda.engine.transcript import (
+    Session,
+    SessionLog,
+    new_session_id,
+    read_session,
+    secret_values,
+    sessions_dir,
+)
+from nehanda.model_config import PROFILES
+from nehanda.permissions import Mode as PermissionMode
+from nehanda.providers.base import Provider
+from nehanda.providers.discovery import ensure_model, find_provider
+from nehanda.providers.factory import create_provider
+from nehanda.providers.rescue import RescueProvider
+from nehanda.settings import (
+    Flags,
+    ProviderConfig,
+    Settings,
+    load_settings,
+    project_settings_path,
+    resolve_named_provider,
+    user_settings_path,
+)
+from nehanda.tool_gate import ToolGate
+from nehanda.tool_support import ToolSupportCache
+from nehanda.tools.base import ToolContext
+from nehanda.tools.registry import builtin_specs
+from nehanda.trust import trust_store_path
+from nehanda.types import Message
+from nehanda.ui.approval import Approver, NoTerminal, TerminalApprover
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    flags: Flags
+    workspace: Path
+    approve_all: bool = False
+    permission_mode: PermissionMode | None = None
+    resume: Session | None = None
+    mode_override: Mode | None = None
+
+
+@dataclass
+class ChatSession:
+    agent: Agent
+    config: ProviderConfig
+    inner_provider: Provider
+    support: ToolSupportCache
+    log: SessionLog
+    id: str
+    notes: list[str] = field(default_factory=list)
+    _logged: int = 0
+
+    @property
+    def mode(self) -> Mode:
+        return self.agent.mode
+
+    async def ask(self, prompt: str) -> AsyncIterator[EngineEvent]:
+        """Runs ``prompt`` to its answer; every message is logged as it is added."""
+        try:
+            async for event in self.agent.run(prompt):
+                self._log_new_messages()
+                if isinstance(event, ModeSwitched):
+                    self.support.remember_refusal(self.config, event.reason)
+                    self.log.append(
+                        {"type": "mode_switch", "mode": event.mode, "reason": event.reason}
+                    )
+                yield event
+        finally:
+            self._log_new_messages()
+
+    def set_mode(self, mode: Mode) -> None:
+        """Switches between native and rescue for the next turn (the REPL's ``/mode``)."""
+        if mode != self.agent.mode:
+            outer = self.inner_provider if mode == "native" else RescueProvider(self.inner_provider)
+            self.agent.provider, self.agent.mode = outer, mode
+            self.log.append({"type": "mode_switch", "mode": mode, "reason": "chosen by the user"})
+
+    def record_interruption(self) -> None:
+        self._log_new_messages()
+        self.log.append({"type": "interrupted", "at": time.time()})
+
+    def record_error(self, message: str) -> None:
+        self._log_new_messages()
+        self.log.append({"type": "error", "error": message})
+
+    async def close(self) -> None:
+        self.log.close()
+        await self.agent.provider.aclose()
+
+    def _log_new_messages(self) -> None:
+        for message in self.agent.messages[self._logged :]:
+            self.log.message(message)
+        self._logged = len(self.agent.messages)
+
+
+async def open_session(options: SessionOptions) -> ChatSession:
+    settings = load_settings(options.workspace, options.flags)
+    notes = _settings_notes(settings, options.workspace)
+    config = await choose_provider(options.flags, settings)
+    provider = create_provider(config)
+    try:
+        capabilities = await provider.capabilities(config.model or "")
+    except BaseException:
+        await provider.aclose()
+        raise
+    support = ToolSupportCache()
+    decision = decide_mode(
+        config.type,
+        force_manual_tools=config.force_manual_tools or options.mode_override == "rescue",
+        native_tools=True if options.mode_override == "native" else capabilities.native_tools,
+        tools_refused=support.refused(config) and options.mode_override != "native",
+    )
+    instructions = load_instructions(options.workspace)
+    notes += [
+        f"{item.path} is long; only its start was given to the model"
+        for item in instructions
+        if item.truncated
+    ]
+    system = Message.text_message("system", build_system_prompt(options.workspace, instructions))
+    earlier = resumed_messages(options.resume) if options.resume else []
+    agent = Agent(
+        provider=RescueProvider(provider) if decision.mode == "rescue" else provider,
+        model=config.model or "",
+        tools=builtin_specs(),
+        run_tool=_tool_gate(options, settings, config),
+        max_turns=settings.max_turns,
+        mode=decision.mode,
+        recover_leaks=settings.recover_leaked_calls,
+        messages=[system, *earlier],
+    )
+    session_id = options.resume.id if options.resume else new_session_id()
+    log = SessionLog(sessions_dir() / f"{session_id}.jsonl", secret_values())
+    log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
+    chat = ChatSession(agent, config, provider, support, log, session_id, notes)
+    chat._logged = len(agent.messages)
+    return chat
+
+
+def resumed_messages(session: Session) -> list[Message]:
+    """A logged conversation made whole again: stored system prompts dropped (a fresh one
+    is built), and every call that lost its result answered as interrupted."""
+    messages = [m for m in session.messages if m.role != "system"]
+    answered = {r.tool_use_id for m in messages for r in m.tool_results}
+    repaired: list[Message] = []
+    for index, message in enumerate(messages):
+        repaired.append(message)
+        missing = [u for u in message.tool_uses if u.id not in answered]
+        following = messages[index + 1] if index + 1 < len(messages) else None
+        if missing and (following is None or not following.tool_results):
+            repaired.append(Message("tool", tuple(interrupted(use) for use in missing)))
+    return repaired
+
+
+def find_session(session_id: str) -> Session:
+    from nehanda.errors import ConfigError
+
+    path = sessions_dir() / f"{session_id}.jsonl"
+    if not path.is_file():
+        raise ConfigError(f"no session {session_id!r}; `nehanda sessions` lists them")
+    return read_session(path)
+
+
+async def choose_provider(flags: Flags, settings: Settings) -> ProviderConfig:
+    if flags.provider:
+        config = resolve_named_provider(settings, flags.provider)
+    else:
+        config = await find_provider(settings)
+    return await ensure_model(config)
+
+
+def _header(
+    session_id: str, workspace: Path, config: ProviderConfig, mode: str, resumed: bool
+) -> dict[str, object]:
+    return {
+        "type": "resumed" if resumed else "session",
+        "id": session_id,
+        "workspace": str(workspace),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "provider": config.name,
+        "model": config.model,
+        "mode": mode,
+        "version": __version__,
+    }
+
+
+def _settings_notes(settings: Settings, workspace: Path) -> list[str]:
+    if not settings.untrusted_ignored:
+        return []
+    return [
+        f"{project_settings_path(workspace)} sets {', '.join(settings.untrusted_ignored)}; "
+        "a project may set these only once you trust its folder, so they were ignored "
+        "(run `nehanda trust` if you do)"
+    ]
+
+
+def _tool_gate(options: SessionOptions, settings: Settings, config: ProviderConfig) -> ToolGate:
+    """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal."""
+    mode = "yolo" if options.approve_all else options.permission_mode
+    rules = replace(
+        settings.permissions,
+        mode=mode or settings.permissions.mode,
+        protected=(user_settings_path().parent, trust_store_path().parent),
+    )
+    key_names = {profile.api_key_env for profile in PROFILES.values()}
+    key_names |= {entry.api_key_env for entry in settings.providers.values()}
+    key_names.add(config.api_key_env)
+    context = ToolContext(
+        options.workspace, secret_env=frozenset(name for name in key_names if name)
+    )
+    approver: Approver = NoTerminal()
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        approver = TerminalApprover(sys.stdin, sys.stderr, options.workspace)
+    return ToolGate(context, rules, approver)
