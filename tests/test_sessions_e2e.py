@@ -1,0 +1,89 @@
+"""Session logs through the real CLI: written as the run goes, listed, resumed, redacted."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from cli_process import nehanda
+from scripted_server import ScriptedServer
+
+SECRET = "tok-1234567890abcdef"
+
+
+def run_json(
+    server: ScriptedServer, workspace: Path, *args: str, env: dict[str, str] | None = None
+) -> dict[str, Any]:
+    done = nehanda(
+        "run",
+        *args,
+        "--provider",
+        "vllm",
+        "--base-url",
+        server.base_url,
+        "--model",
+        "q",
+        "--output",
+        "json",
+        cwd=workspace,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def log_path(session_id: str) -> Path:
+    return Path(os.environ["XDG_STATE_HOME"]) / "nehanda" / "sessions" / f"{session_id}.jsonl"
+
+
+def test_run_writes_a_log_that_continue_resumes(server: ScriptedServer, tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# widget\n")
+    server.stream("e2e_vllm_read_readme.sse").stream("e2e_vllm_answer.sse")
+    first = run_json(server, tmp_path, "How do I install it?")
+    records = [json.loads(line) for line in log_path(first["session_id"]).read_text().splitlines()]
+    assert records[0]["type"] == "session" and records[0]["workspace"] == str(tmp_path)
+    roles = [r["message"]["role"] for r in records if r["type"] == "message"]
+    assert roles == ["user", "assistant", "tool", "assistant"]
+
+    server.stream("e2e_vllm_answer.sse")
+    second = run_json(server, tmp_path, "And to upgrade?", "--continue")
+    assert second["session_id"] == first["session_id"]
+    sent = server.requests[-1].body["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "assistant", "user"]
+    assert sent[1]["content"] == "How do I install it?" and sent[-1]["content"] == "And to upgrade?"
+    assert sent[3]["tool_call_id"] == "chatcmpl-tool-4b2c"
+
+
+def test_sessions_lists_this_folder(server: ScriptedServer, tmp_path: Path) -> None:
+    server.stream("e2e_vllm_answer.sse")
+    result = run_json(server, tmp_path, "What is   this\nproject?")
+    listing = nehanda("sessions", cwd=tmp_path)
+    assert listing.returncode == 0
+    assert result["session_id"] in listing.stdout
+    assert "What is this project?" in listing.stdout
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    assert "no sessions" in nehanda("sessions", cwd=elsewhere).stdout
+
+
+def test_resume_by_id_and_missing_sessions_are_clear_errors(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    missing = nehanda("run", "hi", "--resume", "20990101-000000-abcdef", cwd=tmp_path)
+    assert missing.returncode == 1 and "no session '20990101-000000-abcdef'" in missing.stderr
+    nothing = nehanda("run", "hi", "--continue", cwd=tmp_path)
+    assert nothing.returncode == 1 and "no earlier session" in nothing.stderr
+    both = nehanda("run", "hi", "--continue", "--resume", "x", cwd=tmp_path)
+    assert both.returncode == 2
+
+
+def test_secrets_in_tool_output_never_reach_the_log(server: ScriptedServer, tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text(f"token: {SECRET}\n")
+    server.stream("e2e_vllm_read_readme.sse").stream("e2e_vllm_answer.sse")
+    result = run_json(server, tmp_path, "read it", env={"DEPLOY_TOKEN": SECRET})
+    log = log_path(result["session_id"]).read_text()
+    assert SECRET not in log and "[REDACTED]" in log
+    assert SECRET in server.requests[1].body["messages"][-1]["content"]
