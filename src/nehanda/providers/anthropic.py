@@ -33,7 +33,13 @@ from nehanda.events import (
 from nehanda.model_config import CLAUDE_FAMILIES, family_for, omit_tool_choice, profile_for
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.providers.http import RetryPolicy, Target, error_message, open_stream, timeout_for
+from nehanda.providers.http import (
+    HTTPProvider,
+    RetryPolicy,
+    Target,
+    error_message,
+    open_stream,
+)
 from nehanda.providers.sse import SSEDecoder, SSEEvent
 from nehanda.settings import ProviderConfig
 from nehanda.types import (
@@ -275,7 +281,7 @@ def build_payload(
     return payload
 
 
-class AnthropicProvider:
+class AnthropicProvider(HTTPProvider):
     """A ``Provider`` for Claude through the Messages API."""
 
     def __init__(
@@ -286,20 +292,8 @@ class AnthropicProvider:
         client: httpx.AsyncClient | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
-        self._config = config
+        super().__init__(config, client=client, retry=retry)
         self._api_key = api_key
-        self._timeout = timeout_for(config.connect_timeout, config.read_timeout)
-        self._owns_client = client is None
-        self._client = client or httpx.AsyncClient(timeout=self._timeout)
-        self._retry = retry or RetryPolicy(max_retries=config.max_retries)
-
-    @property
-    def name(self) -> str:
-        return self._config.name
-
-    @property
-    def type(self) -> str:
-        return self._config.type
 
     async def capabilities(self, model: str) -> Capabilities:
         # Every Claude model takes tools; None says the server was not asked.
@@ -359,7 +353,3 @@ class AnthropicProvider:
         if self._api_key:
             headers["x-api-key"] = self._api_key
         return headers
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()

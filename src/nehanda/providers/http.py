@@ -39,6 +39,7 @@ from nehanda.errors import (
     StreamProtocolError,
     ToolsUnsupportedError,
 )
+from nehanda.settings import ProviderConfig
 
 MAX_MESSAGE_CHARS = 500
 MAX_ERROR_BODY_BYTES = 64 * 1024
@@ -381,3 +382,32 @@ async def _send_with_retries(
         wait = parse_retry_after(response.headers.get("retry-after"))
         await asyncio.sleep(retry.delay(attempt, wait))
         attempt += 1
+
+
+class HTTPProvider:
+    """What every HTTP adapter shares: its settings entry, one pooled client, retries."""
+
+    def __init__(
+        self,
+        config: ProviderConfig,
+        *,
+        client: httpx.AsyncClient | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self._config = config
+        self._timeout = timeout_for(config.connect_timeout, config.read_timeout)
+        self._owns_client = client is None
+        self._client = client or httpx.AsyncClient(timeout=self._timeout)
+        self._retry = retry or RetryPolicy(max_retries=config.max_retries)
+
+    @property
+    def name(self) -> str:
+        return self._config.name
+
+    @property
+    def type(self) -> str:
+        return self._config.type
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()

@@ -36,7 +36,13 @@ from nehanda.events import (
 from nehanda.model_config import profile_for
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.providers.http import RetryPolicy, Target, error_message, open_stream, timeout_for
+from nehanda.providers.http import (
+    HTTPProvider,
+    RetryPolicy,
+    Target,
+    error_message,
+    open_stream,
+)
 from nehanda.providers.ollama_show import OllamaModelInfo, explained
 from nehanda.providers.openai_compat import tool_to_openai
 from nehanda.providers.sse import NDJSONDecoder
@@ -182,7 +188,7 @@ def estimated_tokens(payload: Mapping[str, Any]) -> int:
     return len(text) // CHARS_PER_TOKEN
 
 
-class OllamaProvider:
+class OllamaProvider(HTTPProvider):
     """A ``Provider`` for Ollama's native chat API."""
 
     def __init__(
@@ -194,25 +200,13 @@ class OllamaProvider:
         retry: RetryPolicy | None = None,
         store: ToolSupportCache | None = None,
     ) -> None:
-        self._config = config
-        self._timeout = timeout_for(config.connect_timeout, config.read_timeout)
-        self._owns_client = client is None
-        self._client = client or httpx.AsyncClient(timeout=self._timeout)
-        self._retry = retry or RetryPolicy(max_retries=config.max_retries)
+        super().__init__(config, client=client, retry=retry)
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._cap = config.context_cap or profile_for(config).context_cap
         self._info = OllamaModelInfo(
             config, self._client, store=store, headers=self._headers, retry=self._retry
         )
         self._warned: set[str] = set()
-
-    @property
-    def name(self) -> str:
-        return self._config.name
-
-    @property
-    def type(self) -> str:
-        return self._config.type
 
     async def capabilities(self, model: str) -> Capabilities:
         return await self._info.capabilities(model)
@@ -259,7 +253,3 @@ class OllamaProvider:
             "the conversation. Raise context_cap in the provider's settings if the model "
             "and memory allow, or start a new session"
         )
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()

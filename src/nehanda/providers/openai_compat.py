@@ -39,7 +39,13 @@ from nehanda.events import (
 from nehanda.model_config import omit_tool_choice
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.providers.http import RetryPolicy, Target, error_message, open_stream, timeout_for
+from nehanda.providers.http import (
+    HTTPProvider,
+    RetryPolicy,
+    Target,
+    error_message,
+    open_stream,
+)
 from nehanda.providers.sse import SSEDecoder, SSEEvent
 from nehanda.settings import ProviderConfig
 from nehanda.types import (
@@ -289,7 +295,7 @@ def build_payload(request: ChatRequest, model: str, *, send_tool_choice: bool = 
     return payload
 
 
-class OpenAICompatProvider:
+class OpenAICompatProvider(HTTPProvider):
     """A ``Provider`` for any server speaking OpenAI's streaming chat-completions API."""
 
     def __init__(
@@ -300,20 +306,8 @@ class OpenAICompatProvider:
         client: httpx.AsyncClient | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
-        self._config = config
+        super().__init__(config, client=client, retry=retry)
         self._api_key = api_key
-        self._timeout = timeout_for(config.connect_timeout, config.read_timeout)
-        self._owns_client = client is None
-        self._client = client or httpx.AsyncClient(timeout=self._timeout)
-        self._retry = retry or RetryPolicy(max_retries=config.max_retries)
-
-    @property
-    def name(self) -> str:
-        return self._config.name
-
-    @property
-    def type(self) -> str:
-        return self._config.type
 
     async def capabilities(self, model: str) -> Capabilities:
         return Capabilities(native_tools=None)
@@ -344,7 +338,3 @@ class OpenAICompatProvider:
                 yield out
         for out in state.finish():
             yield out
-
-    async def aclose(self) -> None:
-        if self._owns_client:
-            await self._client.aclose()
