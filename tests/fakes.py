@@ -23,9 +23,13 @@ def call_reply(*calls: ToolUse, text: str = "") -> list[StreamEvent]:
 
 @dataclass
 class FakeProvider:
-    """Answers each request with the next scripted reply and records the request."""
+    """Answers each request with the next scripted reply and records the request.
 
-    replies: Sequence[Sequence[StreamEvent] | Exception]
+    An exception in a reply is raised where it stands: first, as a refused request;
+    later, as a stream that broke after some events.
+    """
+
+    replies: Sequence[Sequence[StreamEvent | Exception] | Exception]
     name: str = "fake"
     type: str = "openai"
     requests: list[ChatRequest] = field(default_factory=list)
@@ -40,6 +44,8 @@ class FakeProvider:
         if isinstance(reply, Exception):
             raise reply
         for event in reply:
+            if isinstance(event, Exception):
+                raise event
             yield event
 
     async def aclose(self) -> None:

@@ -91,3 +91,12 @@ def test_no_tools_means_no_tool_choice() -> None:
     provider = FakeProvider([text_reply("hi")])
     drive(Agent(provider, "m", (), RecordingRunner()))
     assert provider.requests[0].tool_choice is None
+
+
+def test_a_reply_cut_short_keeps_its_text_and_the_turns_alternating() -> None:
+    provider = FakeProvider([[TextDelta("Half an ans"), StreamProtocolError("stream cut")]])
+    agent = Agent(provider, "m", (SPEC,), RecordingRunner())
+    with pytest.raises(StreamProtocolError):
+        drive(agent)
+    assert [m.role for m in agent.messages] == ["user", "assistant"]
+    assert agent.messages[-1].text == "Half an ans\n[this reply was cut short]"

@@ -75,6 +75,13 @@ class ChatSession:
     def mode(self) -> Mode:
         return self.agent.mode
 
+    @property
+    def gate(self) -> ToolGate:
+        """Where the session's calls go: the permission rules in force and who is asked."""
+        if not isinstance(self.agent.run_tool, ToolGate):
+            raise TypeError("this session's tool calls do not go through a ToolGate")
+        return self.agent.run_tool
+
     async def ask(self, prompt: str) -> AsyncIterator[EngineEvent]:
         """Runs ``prompt`` to its answer; every message is logged as it is added."""
         try:
@@ -155,6 +162,17 @@ async def open_session(options: SessionOptions) -> ChatSession:
     chat = ChatSession(agent, config, provider, support, log, session_id, notes)
     chat._logged = len(agent.messages)
     return chat
+
+
+async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSession:
+    """``chat``'s conversation, same id and log, opened again as ``options`` say (another
+    provider, model or mode); the permissions granted so far carry over. ``chat`` is
+    closed once the new session is open, and left open when opening fails."""
+    conversation = Session(chat.id, messages=list(chat.agent.messages))
+    reopened = await open_session(replace(options, resume=conversation))
+    reopened.agent.run_tool = chat.agent.run_tool
+    await chat.close()
+    return reopened
 
 
 def resumed_messages(session: Session) -> list[Message]:

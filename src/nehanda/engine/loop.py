@@ -31,6 +31,11 @@ def interrupted(tool_use: ToolUse) -> ToolResult:
     return ToolResult(tool_use.id, INTERRUPTED_RESULT, is_error=True)
 
 
+def cut_short(text: str) -> str:
+    """The text of a reply that never finished, marked so the model knows."""
+    return f"{text.rstrip()}\n[this reply was cut short]".lstrip()
+
+
 @dataclass(frozen=True)
 class TurnStarted:
     turn: int
@@ -101,8 +106,13 @@ class Agent:
         for turn in range(1, self.max_turns + 1):
             yield TurnStarted(turn)
             reply = Reply()
-            async for event in self._stream_turn(reply):
-                yield event
+            try:
+                async for event in self._stream_turn(reply):
+                    yield event
+            except BaseException:
+                # Keep what arrived, and keep user and assistant turns alternating.
+                self.messages.append(Message.text_message("assistant", cut_short(reply.text)))
+                raise
             end = reply.finished(self.provider.name, self.model)
             usage += end.usage
             if self.mode == "native" and self.recover_leaks and (leaked := self._leaked(reply)):

@@ -135,22 +135,30 @@ def describe_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> str:
 
 def _diff(tool_use: ToolUse, workspace: Path) -> list[str]:
     raw = str(tool_use.input.get("file_path", ""))
-    path = resolve_path(raw, workspace)
     try:
-        if tool_use.name == "Write":
-            before, after = write.preview(path, write.WriteArgs.model_validate(tool_use.input))
-        else:
-            before, after = edit.preview(path, edit.EditArgs.model_validate(tool_use.input))
+        lines = change_diff(tool_use, workspace)
     except (ToolError, ValueError) as error:
         return [f"  {raw}", f"  (no diff to show: {error})"]
+    return cap_lines(lines, MAX_DIFF_LINES).split("\n") if lines else [f"  {raw}: no change"]
+
+
+def change_diff(tool_use: ToolUse, workspace: Path) -> list[str]:
+    """The unified diff a Write or Edit call would make, read before it runs.
+
+    Raises ``ToolError`` or ``ValueError`` when the call could not be applied.
+    """
+    path = resolve_path(str(tool_use.input.get("file_path", "")), workspace)
+    if tool_use.name == "Write":
+        before, after = write.preview(path, write.WriteArgs.model_validate(tool_use.input))
+    else:
+        before, after = edit.preview(path, edit.EditArgs.model_validate(tool_use.input))
     shown = workspace_relative(path, workspace)
     old_name = f"a/{shown}" if path.exists() else "/dev/null"
-    lines = list(
+    return list(
         difflib.unified_diff(
             before.splitlines(), after.splitlines(), old_name, f"b/{shown}", lineterm=""
         )
     )
-    return cap_lines(lines, MAX_DIFF_LINES).split("\n") if lines else [f"  {raw}: no change"]
 
 
 def escape_hidden(text: str, keep: str = "") -> str:

@@ -1,0 +1,282 @@
+"""``nehanda`` with no command: the interactive session (read, run, show, repeat).
+
+Everything that waits (a prompt, a turn, a switch of provider) runs as a task that
+SIGINT cancels: Ctrl-C stops the running turn, stream and tool alike (the Bash tool
+kills its process group when cancelled), the interruption is logged, and the prompt
+comes back. At the prompt, prompt_toolkit reads Ctrl-C as a key; twice on an empty
+line, or Ctrl-D, leaves. An error in a turn is shown on one line and the REPL goes on.
+prompt_toolkit and rich are imported here, never by ``cli``, so that ``--help`` stays
+quick.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Coroutine
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+from nehanda import __version__
+from nehanda.engine.mode import Mode
+from nehanda.engine.transcript import Session
+from nehanda.errors import NehandaError
+from nehanda.events import MessageEnd
+from nehanda.permissions import Ask
+from nehanda.repl_commands import Command, Invalid, help_sections, parse
+from nehanda.repl_input import Interrupted, Reader, make_reader
+from nehanda.session import (
+    ChatSession,
+    SessionOptions,
+    find_session,
+    open_session,
+    reopen_session,
+)
+from nehanda.session_list import describe_sessions
+from nehanda.settings import Flags
+from nehanda.types import ToolUse, Usage
+from nehanda.ui.approval import Answer, Approver
+from nehanda.ui.live import LiveRenderer, make_console
+from nehanda.ui.permissions_view import describe_permissions, describe_tools
+
+T = TypeVar("T")
+LISTED_SESSIONS = 10
+
+
+def run_repl(options: SessionOptions) -> int:
+    """Runs the interactive session until the user leaves; returns the exit code."""
+    return asyncio.run(_main(options))
+
+
+async def _main(options: SessionOptions) -> int:
+    renderer = LiveRenderer(make_console(), options.workspace)
+    try:
+        chat = await open_session(options)
+    except NehandaError as exc:
+        renderer.error(str(exc))
+        return 1
+    repl = Repl(chat, options, renderer, make_reader())
+    try:
+        return await repl.run()
+    finally:
+        await repl.chat.close()
+
+
+@dataclass
+class Tally:
+    usage: Usage = field(default_factory=Usage)
+    requests: int = 0
+
+    def add(self, usage: Usage) -> None:
+        self.usage, self.requests = self.usage + usage, self.requests + 1
+
+    def __str__(self) -> str:
+        plural = "s" if self.requests != 1 else ""
+        return (
+            f"{self.usage.input_tokens:,} tokens in, {self.usage.output_tokens:,} out "
+            f"over {self.requests} request{plural}"
+        )
+
+
+@dataclass
+class ScreenApprover:
+    """Asks through ``inner`` with the live display stopped, noting the calls asked about
+    (the approval prompt has shown their diff already)."""
+
+    inner: Approver
+    renderer: LiveRenderer
+
+    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
+        self.renderer.pause()
+        self.renderer.asked.add(tool_use.id)
+        try:
+            return await self.inner.ask(tool_use, decision)
+        finally:
+            self.renderer.resume()
+
+
+class Repl:
+    def __init__(
+        self, chat: ChatSession, options: SessionOptions, renderer: LiveRenderer, reader: Reader
+    ) -> None:
+        self.chat, self.options, self.renderer, self.reader = chat, options, renderer, reader
+        self.conversation, self.total = Tally(), Tally()
+        self._task: asyncio.Future[Any] | None = None
+        self._adopt(chat)
+
+    async def run(self) -> int:
+        """Reads and runs prompts until the user leaves; the exit code."""
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._interrupt)
+        self._banner()
+        if self.options.resume:
+            self._resumed(self.options.resume)
+        self.renderer.say("/help lists the commands; Ctrl-D leaves.", "dim")
+        await self._loop()
+        self.renderer.say(f"session {self.chat.id} saved; nehanda --resume {self.chat.id}", "dim")
+        return 0
+
+    async def _loop(self) -> None:
+        leaving_armed = False
+        while True:
+            try:
+                line = await self._guarded(self.reader.read())
+            except Interrupted:
+                if leaving_armed:
+                    return
+                leaving_armed = True
+                self.renderer.say("(Ctrl-C again or Ctrl-D to leave)", "dim")
+                continue
+            leaving_armed = False
+            if line is None or (line.strip() and await self._handle(line)):
+                return
+
+    async def _handle(self, line: str) -> bool:
+        """Runs a prompt or a command; true when the user asked to leave."""
+        command = parse(line)
+        if isinstance(command, Invalid):
+            self.renderer.error(command.message)
+            return False
+        if command is not None and command.name == "exit":
+            return True
+        try:
+            await self._guarded(self._turn(line) if command is None else self._command(command))
+        except Interrupted:
+            self._interrupted(command)
+        except NehandaError as exc:
+            self._failed(str(exc), command)
+        except Exception as exc:  # a bug or an unexpected failure must not end the REPL
+            self._failed(f"{type(exc).__name__}: {exc}", command)
+        return False
+
+    async def _guarded(self, work: Coroutine[Any, Any, T]) -> T:
+        """Runs ``work`` as the task Ctrl-C cancels; ``Interrupted`` when it did."""
+        task = asyncio.ensure_future(work)
+        self._task = task
+        try:
+            await asyncio.wait({task})
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            self._task = None
+        if task.cancelled():
+            raise Interrupted
+        return task.result()
+
+    def _interrupt(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    def _interrupted(self, command: Command | None) -> None:
+        if command is None:
+            self.chat.record_interruption()
+        self.renderer.say("interrupted", "yellow")
+
+    def _failed(self, message: str, command: Command | None) -> None:
+        if command is None:
+            self.chat.record_error(message)
+        self.renderer.error(message)
+
+    async def _turn(self, prompt: str) -> None:
+        with self.renderer.turn(self.chat.agent.model):
+            async for event in self.chat.ask(prompt):
+                if isinstance(event, MessageEnd):
+                    self.conversation.add(event.usage)
+                    self.total.add(event.usage)
+                self.renderer.handle(event)
+
+    def _adopt(self, chat: ChatSession) -> None:
+        gate = chat.gate
+        if not isinstance(gate.approver, ScreenApprover):
+            gate.approver = ScreenApprover(gate.approver, self.renderer)
+        self.chat = chat
+
+    def _banner(self) -> None:
+        self.renderer.say(f"nehanda {__version__} · session {self.chat.id}", "bold")
+        self._status()
+        for note in self.chat.notes:
+            self.renderer.note(note)
+
+    def _status(self) -> None:
+        chat = self.chat
+        chosen = " (chosen with /mode)" if self.options.mode_override else ""
+        self.renderer.say(
+            f"{chat.config.name} · {chat.agent.model} · {chat.mode} tool calls{chosen}", "bold"
+        )
+
+    def _resumed(self, session: Session) -> None:
+        prompt = " ".join(session.first_prompt.split())[:60]
+        replies = f"{session.turns} earlier repl{'y' if session.turns == 1 else 'ies'}"
+        self.renderer.say(
+            f"resumed session {session.id}: {replies}; it began with {prompt!r}", "dim"
+        )
+
+    async def _command(self, command: Command) -> None:
+        handler = getattr(self, f"_cmd_{command.name}")
+        await handler(*command.args)
+
+    async def _cmd_help(self) -> None:
+        for title, rows in help_sections():
+            self.renderer.table(title, rows)
+
+    async def _cmd_model(self, name: str | None = None) -> None:
+        if name is None:
+            self._status()
+            return
+        await self._switch(replace(self.options.flags, model=name))
+
+    async def _cmd_provider(self, name: str | None = None, model: str | None = None) -> None:
+        if name is None:
+            self._status()
+            return
+        # A new provider takes its address and default model from its settings entry.
+        await self._switch(replace(self.options.flags, provider=name, model=model, base_url=None))
+
+    async def _switch(self, flags: Flags, **changes: Any) -> None:
+        """The same conversation under other flags (and ``SessionOptions`` changes)."""
+        options = replace(self.options, flags=flags, **changes)
+        self._adopt(await reopen_session(self.chat, options))
+        self.options = options
+        self._status()
+
+    async def _cmd_mode(self, mode: str | None = None) -> None:
+        if mode == "auto":
+            await self._switch(self.options.flags, mode_override=None)
+            return
+        if mode is not None:
+            chosen: Mode = "native" if mode == "native" else "rescue"
+            self.chat.set_mode(chosen)
+            self.options = replace(self.options, mode_override=chosen)
+        self._status()
+
+    async def _cmd_tools(self) -> None:
+        gate = self.chat.gate
+        self.renderer.say(describe_tools(self.chat.agent.tools, gate.rules, self.options.workspace))
+
+    async def _cmd_permissions(self) -> None:
+        self.renderer.say(describe_permissions(self.chat.gate.rules))
+
+    async def _cmd_clear(self) -> None:
+        await self._new_conversation(None)
+
+    async def _cmd_resume(self, session_id: str | None = None) -> None:
+        if session_id is None:
+            listing = describe_sessions(self.options.workspace).splitlines()
+            self.renderer.say("\n".join(listing[: LISTED_SESSIONS + 1]))
+            return
+        session = find_session(session_id)
+        await self._new_conversation(session)
+        self._resumed(session)
+
+    async def _new_conversation(self, resume: Session | None) -> None:
+        options = replace(self.options, resume=resume)
+        chat = await open_session(options)
+        await self.chat.close()
+        self._adopt(chat)
+        self.options, self.conversation = options, Tally()
+        self._banner()
+
+    async def _cmd_cost(self) -> None:
+        self.renderer.say(f"this conversation: {self.conversation}")
+        if self.total.requests != self.conversation.requests:
+            self.renderer.say(f"since nehanda started: {self.total}")

@@ -1,0 +1,109 @@
+"""The REPL's slash commands: what each takes, how a line is read, and the help text. Pure.
+
+A line is a command when its first word is ``/`` and letters (``/model qwen3``); any
+other line, ``/usr/bin/env`` included, is a prompt for the model.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    usage: str
+    summary: str
+    max_args: int = 0
+    min_args: int = 0
+    choices: tuple[str, ...] = ()
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("help", "/help", "these commands and keys"),
+    CommandSpec("model", "/model [NAME]", "show or switch the model; the conversation goes on", 1),
+    CommandSpec(
+        "provider",
+        "/provider [NAME [MODEL]]",
+        "switch provider (its default model unless MODEL)",
+        2,
+    ),
+    CommandSpec(
+        "mode",
+        "/mode [auto|native|rescue]",
+        "how tools are called (auto: as detected)",
+        1,
+        choices=("auto", "native", "rescue"),
+    ),
+    CommandSpec("tools", "/tools", "what the model may call, with what permission"),
+    CommandSpec("permissions", "/permissions", "the permission mode and rules in force"),
+    CommandSpec("clear", "/clear", "start a new conversation"),
+    CommandSpec("resume", "/resume [ID]", "list recent sessions here, or continue session ID", 1),
+    CommandSpec("cost", "/cost", "tokens used so far"),
+    CommandSpec("exit", "/exit", "leave (also Ctrl-D, or Ctrl-C twice)"),
+)
+ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
+KEYS = (
+    ("Enter", "send"),
+    ("Esc Enter, Alt-Enter, \\ Enter", "new line (pasted text keeps its lines)"),
+    ("Up, Down", "earlier prompts, kept across sessions"),
+    ("Ctrl-C", "cancel the turn; twice at an empty prompt: leave"),
+    ("Ctrl-D", "leave"),
+)
+_SPECS = {spec.name: spec for spec in COMMANDS}
+_COMMAND_WORD = re.compile(r"/([A-Za-z]+|\?)(?=\s|$)")
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """A command that cannot run as typed; ``message`` says what to type instead."""
+
+    message: str
+
+
+def parse(line: str) -> Command | Invalid | None:
+    """The command ``line`` asks for, ``Invalid``, or ``None`` when it is a prompt."""
+    text = line.strip()
+    match = _COMMAND_WORD.match(text)
+    if match is None:
+        return None
+    word = match.group(1).lower()
+    name = ALIASES.get(word, word)
+    spec = _SPECS.get(name)
+    if spec is None:
+        return Invalid(_unknown(word))
+    args = tuple(text[match.end() :].split())
+    if not spec.min_args <= len(args) <= spec.max_args:
+        return Invalid(f"usage: {spec.usage}")
+    if spec.choices and args and args[0] not in spec.choices:
+        return Invalid(f"usage: {spec.usage}")
+    return Command(name, args)
+
+
+def _unknown(word: str) -> str:
+    names = [spec.name for spec in COMMANDS]
+    close = difflib.get_close_matches(word, names, n=1)
+    hint = f" (did you mean /{close[0]}?)" if close else ""
+    listed = " ".join(f"/{name}" for name in names)
+    return f"unknown command /{word}{hint}. The commands are: {listed}"
+
+
+def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
+    """What ``/help`` shows: titled lists of (what to type, what it does)."""
+    return [
+        ("Commands", [(spec.usage, spec.summary) for spec in COMMANDS]),
+        ("Keys", list(KEYS)),
+    ]
+
+
+def command_words() -> list[str]:
+    """Every command as typed, for completion."""
+    return [f"/{spec.name}" for spec in COMMANDS]

@@ -1,0 +1,180 @@
+"""Reading the REPL's prompts: prompt_toolkit on a terminal, plain lines elsewhere.
+
+On a terminal, Enter sends and Esc Enter (Alt-Enter), or a backslash before Enter,
+starts a new line; pasted text keeps its newlines (bracketed paste); earlier prompts
+are kept in the XDG state dir across sessions. Ctrl-C clears a line that has text
+and raises ``Interrupted`` on an empty one; Ctrl-D on an empty line is the end.
+
+Where prompt_toolkit cannot draw (input or output not a terminal, ``TERM=dumb``),
+lines are read plainly from stdin, a trailing backslash joining the next line.
+
+Nothing reads the terminal between prompts: the approval prompt has it to itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import suppress
+from pathlib import Path
+from typing import Protocol
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.output import create_output
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from nehanda.repl_commands import command_words
+
+PROMPT = "> "
+CONTINUATION = ". "
+
+
+class Interrupted(Exception):
+    """Ctrl-C: at an empty prompt, or while something was running."""
+
+
+class Reader(Protocol):
+    async def read(self) -> str | None:
+        """The next prompt; ``None`` at the end of input. Raises ``Interrupted``."""
+        ...
+
+
+def history_path() -> Path:
+    from platformdirs import user_state_path
+
+    return user_state_path("nehanda") / "history"
+
+
+def make_reader() -> Reader:
+    plain = os.environ.get("TERM") in ("dumb", "unknown")
+    if plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return LineReader(PROMPT if sys.stdin.isatty() else "")
+    return TerminalReader(_history())
+
+
+class TerminalReader:
+    def __init__(self, history: History) -> None:
+        output = create_output(sys.stdout)
+        if isinstance(output, Vt100_Output):
+            # A cursor position report answered after the prompt has closed would land
+            # in the approval prompt's input; the prompt draws well enough without it.
+            output.enable_cpr = False
+        self.session: PromptSession[str] = PromptSession(
+            history=history,
+            multiline=True,
+            key_bindings=_key_bindings(),
+            prompt_continuation=CONTINUATION,
+            completer=_CommandCompleter(),
+            complete_while_typing=False,
+            output=output,
+        )
+
+    async def read(self) -> str | None:
+        try:
+            return await self.session.prompt_async(PROMPT, handle_sigint=False)
+        except KeyboardInterrupt:
+            raise Interrupted from None
+        except EOFError:
+            return None
+
+
+def _history() -> History:
+    path = history_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return InMemoryHistory()
+    return FileHistory(str(path))
+
+
+def _key_bindings() -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("enter")
+    def _send(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.document.text_before_cursor.endswith("\\"):
+            buffer.delete_before_cursor()
+            buffer.newline(copy_margin=False)
+        else:
+            buffer.validate_and_handle()
+
+    @bindings.add("escape", "enter")
+    def _newline(event: KeyPressEvent) -> None:
+        event.current_buffer.newline(copy_margin=False)
+
+    @bindings.add("c-c")
+    def _interrupt(event: KeyPressEvent) -> None:
+        if event.current_buffer.text:
+            event.current_buffer.reset()
+        else:
+            event.app.exit(exception=KeyboardInterrupt())
+
+    return bindings
+
+
+class _CommandCompleter(Completer):
+    """Tab completes a slash command's name."""
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterator[Completion]:
+        typed = document.text_before_cursor
+        if typed.startswith("/") and " " not in typed:
+            for word in command_words():
+                if word.startswith(typed):
+                    yield Completion(word, start_position=-len(typed))
+
+
+class LineReader:
+    """Lines from stdin, read in a thread so that Ctrl-C (SIGINT) can stop the wait.
+
+    An abandoned read stays pending and answers the next call: one line is never
+    read twice, nor by two threads at once.
+    """
+
+    def __init__(self, prompt: str) -> None:
+        self.prompt = prompt
+        self._pending: asyncio.Future[str] | None = None
+
+    async def read(self) -> str | None:
+        lines: list[str] = []
+        prompt = self.prompt
+        while True:
+            line = await self._line(prompt)
+            if not line:
+                return "\n".join(lines) if lines else None
+            line = line.removesuffix("\n")
+            if not line.endswith("\\"):
+                return "\n".join([*lines, line])
+            lines.append(line[:-1])
+            prompt = CONTINUATION if self.prompt else ""
+
+    async def _line(self, prompt: str) -> str:
+        sys.stdout.write(prompt)
+        sys.stdout.flush()
+        if self._pending is None:
+            loop = asyncio.get_running_loop()
+            self._pending = loop.create_future()
+            threading.Thread(target=_read_line, args=(loop, self._pending), daemon=True).start()
+        line = await asyncio.shield(self._pending)
+        self._pending = None
+        return line
+
+
+def _read_line(loop: asyncio.AbstractEventLoop, future: asyncio.Future[str]) -> None:
+    line = sys.stdin.readline()
+
+    def deliver() -> None:
+        if not future.done():
+            future.set_result(line)
+
+    with suppress(RuntimeError):  # the REPL has ended and its loop is closed
+        loop.call_soon_threadsafe(deliver)

@@ -1,0 +1,306 @@
+"""The REPL's streaming output with rich: Markdown as it arrives, one line per tool call.
+
+Finished Markdown blocks are printed once, for good; only the block being written,
+the tail of the reasoning and a spinner with the elapsed time live in a small area
+redrawn a few times a second, and only on a real terminal. Elsewhere (a pipe,
+``TERM=dumb``) the same text is printed plainly as each block completes. Reasoning
+is shown dimmed while it streams and then collapsed to one line. Text from the model
+or from tools never goes through rich markup, and control characters in it are
+shown escaped, so that it cannot restyle or move around the terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.padding import Padding
+from rich.segment import Segment
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
+
+from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, ToolStarted, TurnStarted
+from nehanda.errors import NehandaError
+from nehanda.events import MessageEnd, ReasoningDelta, TextDelta, ToolUseStart
+from nehanda.tools.output import cap_lines
+from nehanda.types import ToolUse
+from nehanda.ui.approval import change_diff
+from nehanda.ui.markdown_stream import MarkdownBlocks
+from nehanda.ui.summary import describe_call, describe_notice, describe_result
+
+MAX_DIFF_LINES = 40
+REASONING_LINES = 3
+NARROW = 36  # the fewest columns left for a second column beside the first
+_CONTROL: dict[int, str | None] = {
+    c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)
+}
+_CONTROL[13] = None  # "\r\n" line ends are common; a lone "\r" would overwrite the line
+_DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
+
+
+def make_console() -> Console:
+    """The REPL's console on stdout; rich leaves colour out for NO_COLOR and TERM=dumb."""
+    if os.environ.get("TERM") == "dumb":
+        # rich takes any dumb terminal to be 80 columns wide; the terminal knows better.
+        columns, lines = shutil.get_terminal_size()
+        return Console(highlight=False, emoji=False, width=columns, height=lines)
+    return Console(highlight=False, emoji=False)
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (escape sequences among them) written escaped,
+    carriage returns dropped."""
+    return text.translate(_CONTROL)
+
+
+def duration(seconds: float) -> str:
+    return f"{round(seconds * 1000)} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+def tool_line(event: ToolExecuted, console: Console) -> Text:
+    """``✓ Read README.md · 3 lines · 4 ms``, the call shortened to keep it on one line."""
+    ok = not event.result.is_error
+    mark = ("✓" if ok else "✗") if not console.options.ascii_only else ("+" if ok else "x")
+    rest = f" · {printable(describe_result(event.result))} · {duration(event.seconds)}"
+    call = Text(printable(describe_call(event.tool_use)), style="bold")
+    call.truncate(max(console.width - len(mark) - 1 - cell_len(rest), 12), overflow="ellipsis")
+    return Text.assemble((f"{mark} ", "green" if ok else "red"), call, (rest, "dim"))
+
+
+class LiveRenderer:
+    """Shows one conversation's turns; ``asked`` holds calls whose diff the approval showed."""
+
+    def __init__(self, console: Console, workspace: Path) -> None:
+        self.console = console
+        self.workspace = workspace
+        self.asked: set[str] = set()
+        self._live: Live | None = None
+        self._view = _LiveView(self)
+        self.text = MarkdownBlocks()
+        self._blocks_shown = 0
+        self.reasoning: list[str] = []
+        self.reasoning_since: float | None = None
+        self.activity: tuple[str, float] | None = None
+        self._previews: dict[str, list[str]] = {}
+        self._started = 0.0
+        self._model = "the model"
+
+    @property
+    def interactive(self) -> bool:
+        return self.console.is_terminal and not self.console.is_dumb_terminal
+
+    @contextmanager
+    def turn(self, model: str) -> Iterator[None]:
+        """Around one prompt's run; whatever ends it, the screen is left tidy."""
+        self._started, self._model = time.perf_counter(), printable(model)
+        self._set_activity(f"waiting for {self._model}")
+        self.resume()
+        try:
+            yield
+        finally:
+            self._settle()
+            self.pause()
+            self.activity = None
+
+    def handle(self, event: EngineEvent) -> None:
+        if isinstance(event, TextDelta):
+            self._text_delta(printable(event.text))
+        elif isinstance(event, ReasoningDelta):
+            self._reasoning_delta(printable(event.text))
+        elif isinstance(event, ToolUseStart):
+            self._settle()
+            self._set_activity(f"the model is writing a {printable(event.name)} call")
+        elif isinstance(event, ToolStarted):
+            self._settle()
+            self._preview(event.tool_use)
+            self._set_activity(f"running {printable(describe_call(event.tool_use))}")
+        elif isinstance(event, ToolExecuted):
+            self._tool_done(event)
+        elif isinstance(event, TurnStarted):
+            self._settle()
+            self._set_activity(f"waiting for {self._model}")
+        elif isinstance(event, MessageEnd):
+            self._settle()
+            self.activity = None
+        elif notice := describe_notice(event):
+            self.note(notice)
+        elif isinstance(event, RunFinished):
+            self._finished(event)
+
+    def pause(self) -> None:
+        """Stops redrawing, so that something else (the approval prompt) may use the screen."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def resume(self) -> None:
+        if self._live is None and self.interactive:
+            self._live = Live(
+                self._view,
+                console=self.console,
+                transient=True,
+                refresh_per_second=8,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
+            self._live.start(refresh=True)
+
+    def note(self, message: str, label: str = "note", style: str = "yellow") -> None:
+        self._settle()
+        line = Text(f"{label}: ", style=style)
+        line.append(printable(message))
+        # One line, however long: the terminal may fold it, but a pipe gets it whole.
+        self.console.print(line, soft_wrap=True)
+
+    def error(self, message: str) -> None:
+        self.note(message, "error", "bold red")
+
+    def say(self, text: str, style: str = "") -> None:
+        """Plain text from nehanda itself (command output), never read as markup."""
+        self.console.print(Text(printable(text), style=style))
+
+    def table(self, title: str, rows: list[tuple[str, str]]) -> None:
+        """Two columns side by side, or one under the other on a narrow terminal."""
+        self.console.print(Text(f"{title}:"))
+        if self.console.width - max(cell_len(key) for key, _ in rows) < NARROW:
+            for key, meaning in rows:
+                self.console.print(Padding(Text(key, "bold"), (0, 0, 0, 2)))
+                self.console.print(Padding(Text(meaning), (0, 0, 0, 6)))
+            return
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True, style="bold")
+        grid.add_column()
+        for key, meaning in rows:
+            grid.add_row(Text(key), Text(meaning))
+        self.console.print(Padding(grid, (0, 0, 0, 2)))
+
+    def _set_activity(self, what: str) -> None:
+        self.activity = (what, time.perf_counter())
+
+    def _text_delta(self, text: str) -> None:
+        self._end_reasoning()
+        self.activity = None
+        for block in self.text.feed(text):
+            self._print_block(block)
+
+    def _print_block(self, block: str) -> None:
+        if self._blocks_shown:
+            self.console.print()
+        self.console.print(_Lines(Markdown(block, hyperlinks=False)))
+        self._blocks_shown += 1
+
+    def _reasoning_delta(self, text: str) -> None:
+        if self.reasoning_since is None:
+            self._settle()
+            self.reasoning_since = time.perf_counter()
+        self.activity = None
+        self.reasoning.append(text)
+
+    def _end_reasoning(self) -> None:
+        if self.reasoning_since is not None:
+            seconds = time.perf_counter() - self.reasoning_since
+            words = len("".join(self.reasoning).split())
+            self.reasoning, self.reasoning_since = [], None
+            self.console.print(Text(f"thought for {duration(seconds)} ({words} words)", "dim"))
+
+    def _settle(self) -> None:
+        """Whatever was streaming is complete: print it for good."""
+        self._end_reasoning()
+        rest = self.text.finish()
+        if rest.strip():
+            self._print_block(rest)
+        self._blocks_shown = 0
+
+    def _preview(self, tool_use: ToolUse) -> None:
+        if tool_use.name in ("Write", "Edit"):
+            # A call that cannot be previewed will fail and say why; it has no diff to show.
+            with suppress(NehandaError, ValueError, OSError):
+                self._previews[tool_use.id] = change_diff(tool_use, self.workspace)
+
+    def _tool_done(self, event: ToolExecuted) -> None:
+        result, call = event.result, event.tool_use
+        self.console.print(tool_line(event, self.console))
+        diff = self._previews.pop(call.id, None)
+        if diff and not result.is_error and call.id not in self.asked:
+            for text in cap_lines(diff, MAX_DIFF_LINES).split("\n"):
+                self.console.print(Text(printable(text), _DIFF_STYLES.get(text[:1], "")))
+        self.activity = None
+
+    def _finished(self, event: RunFinished) -> None:
+        self._settle()
+        usage = event.usage
+        seconds = time.perf_counter() - self._started
+        requests = f"{event.turns} request{'s' if event.turns != 1 else ''}"
+        self.console.print(
+            Text(
+                f"{usage.input_tokens:,} tokens in · {usage.output_tokens:,} out · "
+                f"{requests} · {duration(seconds)}",
+                "dim",
+            )
+        )
+        if event.problem:
+            self.error(event.problem)
+
+
+class _LiveView:
+    """What the live area shows: the reasoning's end, the block being written, a spinner."""
+
+    def __init__(self, renderer: LiveRenderer) -> None:
+        self.renderer = renderer
+        self.spinner = Spinner("dots")
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        renderer = self.renderer
+        room = max(console.height - 3, 3)
+        parts: list[tuple[RenderableType, int]] = []
+        if renderer.reasoning:
+            tail = "".join(renderer.reasoning)[-REASONING_LINES * options.max_width :]
+            parts.append((Text(tail.strip(), "dim italic"), REASONING_LINES))
+        if tail_text := renderer.text.tail:
+            parts.append((Markdown(tail_text, hyperlinks=False), room))
+        for renderable, lines in parts:
+            yield _Lines(renderable, lines)
+        if renderer.activity is not None:
+            what, since = renderer.activity
+            frames = self.spinner.frames
+            frame = frames[int(console.get_time() * 1000 / self.spinner.interval) % len(frames)]
+            elapsed = time.perf_counter() - since
+            line = Text.assemble((frame, "cyan"), (f" {what} · {elapsed:.0f} s", "dim"))
+            line.no_wrap, line.overflow = True, "ellipsis"
+            yield line
+
+
+class _Lines:
+    """A renderable without the blank lines rich puts before some blocks; with ``last``,
+    only its last lines."""
+
+    def __init__(self, renderable: RenderableType, last: int | None = None) -> None:
+        self.renderable, self.last = renderable, last
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        lines = console.render_lines(self.renderable, options, pad=False)
+        while lines and not lines[0]:
+            lines.pop(0)
+        for line in lines[-self.last :] if self.last else lines:
+            yield from _without_padding(line)
+            yield Segment.line()
+
+
+def _without_padding(line: list[Segment]) -> list[Segment]:
+    """The line less the spaces rich pads it with, unless they are coloured (code blocks)."""
+    line = list(line)
+    while line and not (line[-1].style and line[-1].style.bgcolor):
+        last = line.pop()
+        if text := last.text.rstrip(" "):
+            line.append(Segment(text, last.style, last.control))
+            break
+    return line

@@ -1,0 +1,85 @@
+"""What ``/tools`` and ``/permissions`` show: the rules in force, in words. Pure.
+
+Each tool's verdict is what ``permissions.decide`` answers for a typical call under
+the rules in force right now (answers of "always" included): a file inside the
+workspace and one outside it, or a command that no rule names. A rule for one
+particular path or command can still change the verdict for that call; the rules
+that could are listed beside the tool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from nehanda.permissions import PATH_ARGUMENTS, Allow, Ask, Decision, PermissionRules, decide
+from nehanda.types import ToolSpec, ToolUse
+
+MODE_MEANINGS = {
+    "default": "read-only tools run inside the workspace; everything else asks first",
+    "accept-edits": "read-only tools and file edits inside the workspace run; commands ask",
+    "plan": "read-only tools only; nothing that could change something runs",
+    "yolo": "every call runs without asking (--yes)",
+}
+# Names no rule is likely to name, so that the verdict is the rules' general one.
+EXAMPLE_FILE = "nehanda-example.txt"
+EXAMPLE_OUTSIDE = Path("/nehanda-example-elsewhere/file.txt")
+EXAMPLE_COMMAND = "nehanda-example-command"
+
+
+def describe_tools(specs: Iterable[ToolSpec], rules: PermissionRules, workspace: Path) -> str:
+    lines = [f"Tools the model can call (permission mode {rules.mode}):"]
+    for spec in specs:
+        lines.append(f"  {spec.name:<6} {_verdicts(spec.name, rules, workspace)}")
+        lines += [f"         {kind} {text}" for kind, text in _rules_for(spec.name, rules)]
+    lines.append(
+        "Changes to .git/, .nehanda/ and shell or editor settings files ask even where "
+        "edits run (except in yolo mode). /permissions shows the rules."
+    )
+    return "\n".join(lines)
+
+
+def describe_permissions(rules: PermissionRules) -> str:
+    lines = [f"Permission mode: {rules.mode} ({MODE_MEANINGS[rules.mode]})"]
+    for kind, listed in (("deny", rules.deny), ("ask", rules.ask), ("allow", rules.allow)):
+        texts = ", ".join(rule.text for rule in listed) or "none"
+        lines.append(f"  {kind + ':':<6} {texts}")
+    lines.append(
+        "A deny rule wins, then ask, then allow. Rules come from the settings files "
+        "and from answering a = always."
+    )
+    return "\n".join(lines)
+
+
+def _verdicts(name: str, rules: PermissionRules, workspace: Path) -> str:
+    if name == "Bash":
+        call = ToolUse("example", name, {"command": EXAMPLE_COMMAND})
+        return f"commands no rule names: {_word(decide(call, rules, workspace))}"
+    if name not in PATH_ARGUMENTS:
+        return _word(decide(ToolUse("example", name, {}), rules, workspace))
+    inside = _word(decide(_path_call(name, workspace / EXAMPLE_FILE), rules, workspace))
+    outside = _word(decide(_path_call(name, EXAMPLE_OUTSIDE), rules, workspace))
+    if inside == outside:
+        return f"in the workspace or outside it: {inside}"
+    return f"in the workspace: {inside}; outside it: {outside}"
+
+
+def _path_call(name: str, path: Path) -> ToolUse:
+    key, _ = PATH_ARGUMENTS[name]
+    arguments: dict[str, object] = {key: str(path)}
+    if name in ("Glob", "Grep"):
+        arguments["pattern"] = "*"
+    return ToolUse("example", name, arguments)
+
+
+def _word(decision: Decision) -> str:
+    if isinstance(decision, Allow):
+        return "runs"
+    if isinstance(decision, Ask):
+        return "asks first"
+    return f"refused ({decision.reason})"
+
+
+def _rules_for(name: str, rules: PermissionRules) -> list[tuple[str, str]]:
+    listed = (("deny", rules.deny), ("ask", rules.ask), ("allow", rules.allow))
+    return [(kind, rule.text) for kind, group in listed for rule in group if rule.covers(name)]
