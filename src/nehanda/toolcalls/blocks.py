@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, Protocol
 
 from nehanda.toolcalls import messages, prelude
-from nehanda.toolcalls.dialects import BARE, FENCE, JSON_FENCE_LANGS, QWEN_XML, Dialect
+from nehanda.toolcalls.dialects import BARE, FENCE, QWEN_XML, Dialect
 from nehanda.toolcalls.jsonvalue import (
     CLOSED,
     MORE,
@@ -40,8 +40,6 @@ _SNIFF_CHARS = 600
 _STRONG_SKIP = re.compile(r"\s+|</(?:tool_call|tool_calls|arguments|function_call)>|```|[,;}\]]")
 _WEAK_SKIP = re.compile(r"\s+")
 _AFTER_LITERALS = ("</tool_call>", "</tool_calls>", "</arguments>", "</function_call>", "```")
-_LANG_LINE = re.compile(r"([^\n`]{0,64})\n")
-_LANG_PARTIAL = re.compile(r"[^\n`]{0,64}\Z")
 _WS = re.compile(r"\s*")
 
 
@@ -53,6 +51,13 @@ class Host(Protocol):
 
     def announce(self, name: str) -> int | None:
         """Emit ToolUseStart for ``name`` now if that is safe; its index, or None."""
+
+    def may_cut(self) -> bool:
+        """Whether a block may still end at a closer its structure ran past (once)."""
+
+    def may_decode(self, size: int) -> bool:
+        """Whether to try decoding a value in a ``size``-character buffer before it is known
+        to be complete (a failed attempt costs time in proportion to ``size``)."""
 
 
 def _head(chunks: list[str], size: int) -> str:
@@ -66,6 +71,8 @@ def _head(chunks: list[str], size: int) -> str:
 
 
 class Block:
+    """The state of one block being read; driven by the scanner through ``step``."""
+
     def __init__(self, dialect: Dialect, host: Host, opener: str, ctx: int) -> None:
         self.dialect = dialect
         self.host = host
@@ -76,6 +83,7 @@ class Block:
         self.closed = False
         self.unclosed = False
         self.fence_after = False
+        self.leftover = ""
         self.name: str | None = None
         self.index: int | None = None
         self.chunks: list[str] = []
@@ -83,12 +91,13 @@ class Block:
         self.sniffed = dialect.weak
         self.xml: XmlReader | None = None
         self.phase = _VALUE if dialect is BARE else _PRELUDE
+        self._handlers = (self._prelude, self._value, self._xml, self._after)
         if dialect is QWEN_XML:
             self._start_xml(strict=True)
 
     def step(self, buf: str, pos: int, final: bool) -> int:
         """Consume what can be decided from ``buf[pos:]``; returns the new position."""
-        handlers = (self._prelude, self._value, self._xml, self._after)
+        handlers = self._handlers
         while self.status == RUNNING:
             phase = self.phase
             new = handlers[phase](buf, pos, final)
@@ -124,20 +133,10 @@ class Block:
         return start.at
 
     def _fence_prelude(self, buf: str, pos: int, final: bool) -> int:
-        m = _LANG_LINE.match(buf, pos)
-        if m is None:
-            if not final and _LANG_PARTIAL.match(buf, pos):
-                return pos
-            return self._reject(pos, fence=True)
-        if m.group(1).strip().lower() not in JSON_FENCE_LANGS:
-            return self._reject(pos, fence=True)
-        at = _WS.match(buf, m.end()).end()  # type: ignore[union-attr]
-        if at >= len(buf) and not final and at - pos <= prelude.LIMIT:
+        at = prelude.fence_start(buf, pos, final)
+        if at == prelude.NEED:
             return pos
-        ok = prelude.gate(buf, at, final, prelude.STRONG_GATE) if at < len(buf) else False
-        if ok is None:
-            return pos
-        if not ok:
+        if not isinstance(at, int):
             return self._reject(pos, fence=True)
         self.raw.append(buf[pos:at])
         self.phase = _VALUE
@@ -157,7 +156,7 @@ class Block:
         if self.value is None:
             if self.dialect is BARE and not prelude.WEAK_GATE.match(buf, pos):
                 return self._reject(pos)
-            fast = decode_at(buf, pos)
+            fast = decode_at(buf, pos) if self.host.may_decode(len(buf)) else None
             if fast is not None:
                 self.raw.append(buf[pos : fast[1]])
                 self._settle(fast[0], "")
@@ -170,7 +169,9 @@ class Block:
         if status == MORE:
             if final:
                 self.raw.append(buf[at:])
-                self._truncated()
+                self.chunks.append(buf[at:])
+                if not self._cut_at_closer():
+                    self._truncated()
                 return len(buf)
             self._sniff()
             return at
@@ -187,6 +188,34 @@ class Block:
         self.closed = True
         self._done()
         return at + len(closer)
+
+    def _cut_at_closer(self) -> bool:
+        """The output ended inside the value, yet a closer follows its start.
+
+        A stray quote (``"say "hi"``) makes the structural scan run past the block's
+        closer to the end. Then the first closer after the value's start ends the
+        value after all, and the text after it is handed back as ``leftover``.
+        """
+        if self.dialect.weak or not self.host.may_cut():
+            return False
+        text = "".join(self.chunks)
+        hits = [(text.find(c), c) for c in self.dialect.closers]
+        found = [(at, closer) for at, closer in hits if at >= 0]
+        if not found:
+            return False
+        at, closer = min(found)
+        # Only where the model closed its value right before the closer; otherwise the
+        # closer is likely text inside a string that the output was cut in.
+        if not text[:at].rstrip().endswith(("}", "]")):
+            return False
+        del self.raw[len(self.raw) - len(self.chunks) :]
+        self.raw += [text[:at], closer]
+        self.chunks, self.value = [], None
+        self._settle(Failure("invalid_json", "unbalanced quotes or brackets"), text[:at])
+        self.closed = True
+        self._done()
+        self.leftover = text[at + len(closer) :]
+        return True
 
     def _sniff(self) -> None:
         if self.sniffed or self.name is not None:
@@ -224,7 +253,7 @@ class Block:
         if weak and (name is None or (known is not None and name not in known)):
             self._reject_weak()
             return
-        if value.kind != "duplicate_key" and self.dialect.repair:
+        if value.kind != "duplicate_key" and value.repairable and self.dialect.repair:
             fixed = repair(text)
             if isinstance(fixed, Repaired):
                 loose = not weak and not fixed.by_json_repair

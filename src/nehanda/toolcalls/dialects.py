@@ -8,6 +8,7 @@ prefixes let it hold back only a possible delimiter prefix at the end of a chunk
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -21,8 +22,8 @@ class Dialect:
     the JSON holds only the arguments), as in Mistral's ``Name[ARGS]{...}`` and
     DeepSeek's ``name<｜tool▁sep｜>{...}``. ``xml``: Qwen3-Coder's ``<function=...>``
     may follow the opener. ``weak``: the delimiter is ordinary markdown or no
-    delimiter at all, so anything that is not a call to a known tool stays prose and
-    nothing is repaired (``repair`` says whether delimited repairs apply).
+    delimiter at all, so anything that is not a call to a known tool stays prose.
+    ``repair``: whether the repairs for a delimited block apply.
     """
 
     key: str
@@ -35,7 +36,6 @@ class Dialect:
     xml: bool = False
     weak: bool = False
     repair: bool = True
-    separators: str = ",;"
 
 
 TOOL_CALL = Dialect(
@@ -96,29 +96,44 @@ def _prefixes(words: frozenset[str] | set[str]) -> frozenset[str]:
     return frozenset(w[:i] for w in words for i in range(1, len(w)))
 
 
-def _partial_tail(words: frozenset[str] | set[str]) -> re.Pattern[str]:
-    """Matches, at the end of a chunk, the start of a word that the next chunk may finish."""
-    alts = "|".join(re.escape(p) for p in sorted(_prefixes(words), key=len, reverse=True))
-    return re.compile(f"(?:{alts})\\Z")
-
-
 @dataclass(frozen=True)
 class TriggerSet:
     """The words that interrupt prose in one scanning mode, compiled."""
 
     words: frozenset[str]
     find: re.Pattern[str]
-    tail: re.Pattern[str]
+    prefixes: frozenset[str]
     longest: int
+    starts: re.Pattern[str]
+
+    def held(self, buf: str, lo: int) -> int:
+        """Where the start of a word the next chunk may finish begins (``len(buf)``: none).
+
+        Every word starts with "[", "<" or a backtick and holds its "[" or "<" only
+        there, so a partial word can only start at the last "[" or "<".
+        """
+        n = len(buf)
+        lo = max(lo, n - self.longest + 1)
+        if not self.starts.search(buf, lo):
+            return n
+        k = max(buf.rfind("<", lo), buf.rfind("[", lo))
+        if k >= 0 and buf[k:] in self.prefixes:
+            return k
+        if "`" in self.prefixes and lo < n and buf[-1] == "`":
+            return n - 2 if n - 2 >= lo and buf[n - 2] == "`" else n - 1
+        return n
 
 
 def trigger_set(words: frozenset[str] | set[str]) -> TriggerSet:
     frozen = frozenset(words)
+    for word in frozen:
+        assert word[0] in "[<`" and (word[0] == "`" or word[0] not in word[1:]), word
     return TriggerSet(
         frozen,
         re.compile(_alternation(frozen)),
-        _partial_tail(frozen),
+        _prefixes(frozen),
         max(len(w) for w in frozen),
+        re.compile("[" + re.escape("".join(sorted({w[0] for w in frozen}))) + "]"),
     )
 
 
@@ -137,6 +152,7 @@ SPEC_XML = Profile(frozenset({TOOL_CALL.opener}), fences=False, bare=False, reas
 SPEC_MANUAL = Profile(frozenset(), fences=True, bare=False, reasoning=False)
 
 
+@functools.cache
 def prose_triggers(profile: Profile) -> tuple[TriggerSet, TriggerSet, TriggerSet]:
     """Trigger sets for plain prose, a code fence, and a code fence inside reasoning."""
     words = set(profile.openers)

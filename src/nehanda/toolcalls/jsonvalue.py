@@ -86,6 +86,7 @@ class Failure:
 
     kind: str
     detail: str
+    repairable: bool = True
 
 
 class DuplicateKeyError(ValueError):
@@ -115,11 +116,11 @@ def decode(text: str) -> Any | Failure:
     except DuplicateKeyError as exc:
         return Failure("duplicate_key", exc.key)
     except RecursionError:
-        return Failure("invalid_json", "nested too deeply")
+        return Failure("invalid_json", "nested too deeply", repairable=False)
     except json.JSONDecodeError as exc:
         return Failure("invalid_json", f"{exc.msg} at character {exc.pos}")
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        return Failure("invalid_json", str(exc).split(";")[0])
+        return Failure("invalid_json", str(exc).split(";")[0], repairable=False)
     if end != len(text):
         return Failure("invalid_json", f"extra data at character {end}")
     return value

@@ -12,6 +12,7 @@ from typing import Any
 
 from nehanda.events import StreamEvent, TextDelta, ToolCallProblem, ToolUseEnd
 from nehanda.toolcalls.dialects import FULL, SPEC_MANUAL, SPEC_XML, Profile
+from nehanda.toolcalls.fastpath import parse_simple
 from nehanda.toolcalls.scanner import ToolCallScanner
 from nehanda.types import ToolUse
 
@@ -62,7 +63,11 @@ def parse_tool_calls(
     ``schemas`` maps a tool name to its input JSON Schema, used to type values from
     formats that carry only text (Qwen3-Coder XML).
     """
-    return _scan(text, known_tools, schemas, FULL)
+    known = known_tools if type(known_tools) in (set, frozenset) else frozenset(known_tools)
+    simple = parse_simple(text, known)
+    if simple is not None:
+        return ParseResult(simple[0], simple[1], [])
+    return _scan(text, known, schemas, FULL)
 
 
 def parse_xml_tool_calls(text: str, known_tool_names: Collection[str]) -> list[ToolUse]:

@@ -13,14 +13,17 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from nehanda.toolcalls.dialects import Dialect
+from nehanda.toolcalls.dialects import JSON_FENCE_LANGS, Dialect
 
 LIMIT = 512
+# Whitespace, a leaked tag or two, a fence, a name, [ARGS]: never more than this.
+_MAX_TOKENS = 12
+_MAX_TAGS = 2
 
 _TOKEN = re.compile(
     r"""(?P<ws>\s+)
       |(?P<tag></?(?:tool_call|tool_calls|arguments|function_call)>)
-      |(?P<fence>```[A-Za-z0-9_]*[ \t]*\r?\n)
+      |(?P<fence>```[A-Za-z0-9_]{0,32}[ \t]{0,8}\r?\n)
       |(?P<args>\[ARGS\])
       |(?P<callid>\[CALL_ID\])
       |(?P<sep><｜tool▁sep｜>)
@@ -41,7 +44,9 @@ _LITERALS = (
     "<｜tool▁sep｜>",
     "<function=",
 )
-_PARTIAL_FENCE = re.compile(r"`{1,2}\Z|```[A-Za-z0-9_]*[ \t]*\r?\Z")
+_PARTIAL_FENCE = re.compile(r"`{1,2}\Z|```[A-Za-z0-9_]{0,32}[ \t]{0,8}\r?\Z")
+# No literal, closer or fence line the callers pass is longer than this.
+_LONGEST = 48
 # A value must look like one from its first characters: prose such as "[TOOL_CALL]
 # [see below]" is a mention, not a block with broken JSON.
 STRONG_GATE = re.compile(r"\{\s*[\"'}]|\[\s*\{")
@@ -51,6 +56,10 @@ _GATE_PARTIAL = re.compile(r"\{\s*\Z|\[\s*\Z|\[\s*\{\s*\Z")
 NEED = "need"
 REJECT = "reject"
 TRUNCATED = "truncated"
+
+_LANG_LINE = re.compile(r"([^\n`]{0,64})\n")
+_LANG_PARTIAL = re.compile(r"[^\n`]{0,64}\Z")
+_SPACE = re.compile(r"\s*")
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,9 @@ class Start:
 
 
 def partial_literal(buf: str, pos: int, literals: tuple[str, ...] = _LITERALS) -> bool:
+    """Whether ``buf[pos:]`` is the start of one of ``literals`` (or of a code fence)."""
+    if len(buf) - pos > _LONGEST:
+        return False
     rest = buf[pos:]
     return any(len(rest) < len(lit) and lit.startswith(rest) for lit in literals) or bool(
         _PARTIAL_FENCE.match(rest)
@@ -82,6 +94,7 @@ def gate(buf: str, pos: int, final: bool, pattern: re.Pattern[str]) -> bool | No
 class _Seen:
     names: list[str]
     keyword: bool = False
+    tags: int = 0
     id_next: bool = False
 
 
@@ -118,7 +131,9 @@ def read_prelude(
     """Where the value after an opener starts, or NEED, REJECT (a mention), TRUNCATED."""
     seen = _Seen([])
     i, n = pos, len(buf)
-    while i - pos <= LIMIT:
+    for _ in range(_MAX_TOKENS):
+        if i - pos > LIMIT:
+            break
         if i >= n:
             return _at_end(seen, dialect, known) if final else NEED
         c = buf[i]
@@ -133,18 +148,47 @@ def read_prelude(
             return NEED if not final and partial_literal(buf, i) else REJECT
         if m.end() == n and not final:
             return NEED
-        kind = m.lastgroup
-        if kind == "name":
-            if seen.id_next:
-                seen.id_next = False
-            elif dialect.name_prefix:
-                seen.names.append(m.group())
-                if _name(seen, dialect) is False and not dialect.name_required:
-                    return REJECT
-            else:
-                return REJECT
-        elif kind in ("args", "sep", "callid"):
-            seen.keyword = True
-            seen.id_next = kind == "callid"
+        if not _take(seen, m, dialect):
+            return REJECT
         i = m.end()
     return REJECT
+
+
+def _take(seen: _Seen, m: re.Match[str], dialect: Dialect) -> bool:
+    """Note one prelude token; False when it shows the opener was only mentioned."""
+    kind = m.lastgroup
+    if kind == "name":
+        if seen.id_next:
+            seen.id_next = False
+            return True
+        seen.names.append(m.group())
+        return dialect.name_prefix and (dialect.name_required or _name(seen, dialect) is not False)
+    if kind == "tag":
+        seen.tags += 1
+        # The opener again: the first one was a mention (or a stutter) and the second
+        # starts the block.
+        return seen.tags <= _MAX_TAGS and m.group() != dialect.opener
+    if kind in ("args", "sep", "callid"):
+        seen.keyword = True
+        seen.id_next = kind == "callid"
+    return True
+
+
+def fence_start(buf: str, pos: int, final: bool) -> int | str:
+    """After a line-start fence mark: where a JSON call value starts, NEED, or REJECT.
+
+    REJECT means a code fence: a language other than JSON, or a body that does not
+    start like a call.
+    """
+    m = _LANG_LINE.match(buf, pos)
+    if m is None:
+        return NEED if not final and _LANG_PARTIAL.match(buf, pos) else REJECT
+    if m.group(1).strip().lower() not in JSON_FENCE_LANGS:
+        return REJECT
+    at = _SPACE.match(buf, m.end()).end()  # type: ignore[union-attr]
+    if at >= len(buf):
+        return NEED if not final and at - pos <= LIMIT else REJECT
+    ok = gate(buf, at, final, STRONG_GATE)
+    if ok is None:
+        return NEED
+    return at if ok else REJECT

@@ -9,6 +9,7 @@ a large argument costs little. ``json_repair`` is the last resort, for small blo
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,7 @@ _SQ_BODY = re.compile(r'\\(.)|"', re.S)
 _SHORTHAND = re.compile(r'\s*\{\s*("[^"\\]*")\s*,')
 _STRUCTURE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\]]', re.S)
 _PAIRS = {"{": "}", "[": "]"}
+_BARE_WORD = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|([^\s{}\[\],:"]+)', re.S)
 
 # json_repair is pure Python: fine for a small block, slow on a megabyte.
 _JSON_REPAIR_MAX_CHARS = 64 * 1024
@@ -134,7 +136,9 @@ def repair(text: str) -> Repaired | Failure:
     value = decode(fixed)
     if not isinstance(value, Failure):
         return Repaired(value, tuple(sorted(notes)))
-    if value.kind == "duplicate_key" or deepest > _JSON_REPAIR_MAX_DEPTH:
+    if not value.repairable or value.kind == "duplicate_key":
+        return value
+    if deepest > _JSON_REPAIR_MAX_DEPTH:
         return value
     if len(fixed) > _JSON_REPAIR_MAX_CHARS:
         return value
@@ -149,6 +153,23 @@ def _last_resort(text: str, failure: Failure) -> Repaired | Failure:
     except Exception:
         # json_repair is third-party code fed hostile text: any failure means "no".
         return failure
-    if not isinstance(value, dict | list) or not value:
+    if not isinstance(value, dict | list) or not value or not _keeps_words(text, value):
         return failure
-    return Repaired(value, ("malformed JSON",), by_json_repair=True)
+    return Repaired(value, ("quotes, commas or brackets",), by_json_repair=True)
+
+
+def _keeps_words(text: str, value: Any) -> bool:
+    """Whether every unquoted word of ``text`` survives in ``value``.
+
+    json_repair may fix structure (quotes, commas, colons, brackets) but must not
+    drop content: ``{"path": ??? }`` is not a call with an empty path.
+    """
+    try:
+        blob = json.dumps(value, ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return False
+    for m in _BARE_WORD.finditer(text):
+        word = m.group(1)
+        if word is not None and word not in blob:
+            return False
+    return True

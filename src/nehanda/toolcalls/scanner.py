@@ -7,8 +7,10 @@ the delta (plus a bounded look-ahead): prose is searched for delimiters with one
 compiled regex, and a block tracks its JSON structure as it grows.
 
 Visible text. ``TextDelta`` carries the prose with call markup removed; prose is
-released as soon as it cannot be the start of a delimiter. Whitespace around a
-removed block is kept as written. A block that turns out not to be a call (a
+released as soon as it cannot be the start of a delimiter, and text that may still
+become a call waits: a JSON value that opens the message (the whole message may be
+a call) and a ``json`` fence, until they end. Whitespace around a removed block is
+kept as written. A block that turns out not to be a call (a
 mention such as "use [TOOL_CALL] blocks", a ``json`` fence holding other data, a
 leading JSON object that is not the whole message) is prose and shown as written.
 
@@ -42,11 +44,7 @@ from nehanda.events import (
     ReasoningDelta,
     StreamEvent,
     TextDelta,
-    ToolCallProblem,
-    ToolUseEnd,
-    ToolUseStart,
 )
-from nehanda.toolcalls import messages
 from nehanda.toolcalls.blocks import REJECTED, RUNNING, Block
 from nehanda.toolcalls.dialects import (
     BARE,
@@ -54,6 +52,7 @@ from nehanda.toolcalls.dialects import (
     FENCE,
     FENCE_MARK,
     FULL,
+    QWEN_XML,
     REASONING_CLOSERS,
     REASONING_OPENERS,
     Dialect,
@@ -61,16 +60,15 @@ from nehanda.toolcalls.dialects import (
     TriggerSet,
     prose_triggers,
 )
-from nehanda.toolcalls.prelude import WEAK_GATE, gate
-from nehanda.toolcalls.shapes import Found
-from nehanda.types import ToolUse, new_call_id
+from nehanda.toolcalls.ledger import INITIAL, OUTSIDE, REASONING, CallLedger
+from nehanda.toolcalls.prelude import REJECT, WEAK_GATE, fence_start, gate
 
-_INITIAL, _OUTSIDE, _REASONING = 0, 1, 2
 _BLANKS = " \t"
 _SPACE = re.compile(r"\s*")
-
-# A held call: the ToolUse (None when dropped), its problem, its announced index.
-Entry = tuple[ToolUse | None, ToolCallProblem | None, int | None]
+# A character no prelude token, value or partial literal can start with (see prelude).
+_NO_PRELUDE = re.compile(r"[^\s<`\[{\w]|\[[^AC{\s]")
+_NO_NAME = re.compile(r"[<>\n]")  # "<function=" must be followed by a name
+_TICKS = re.compile(r"`+")
 
 
 class ToolCallScanner:
@@ -90,43 +88,81 @@ class ToolCallScanner:
         self._plain, self._in_fence, self._in_fence_reasoning = prose_triggers(profile)
         self._buf = ""
         self._out: list[StreamEvent] = []
+        self._prose_parts: list[str] = []
+        self._prose_reasoning = False
         self._block: Block | None = None
-        self._ctx = _INITIAL if profile.reasoning else _OUTSIDE
+        self._ctx = INITIAL if profile.reasoning else OUTSIDE
         self._fence = False
         self._prev0 = ""
         self._line_start0 = True
         self._content = False
         self._initial_content = False
-        self._outside_seen = False
-        self._held_initial: list[Entry] = []
-        self._held_reasoning: list[Entry] = []
-        self._next_index = 0
-        self._announced: dict[int, str] = {}
+        self._marking = True
+        self._ledger = CallLedger(self._event)
         self._finished = False
+        self._fed = 0
+        self._cut_used = False
+        self._decode_spent = 0
+        self._trig = self._plain
+        self._fast = not self._bare_possible()
 
     def feed(self, delta: str) -> list[StreamEvent]:
+        if self._fast and delta and not self._buf and not self._trig.starts.search(delta):
+            # The common case, kept short: prose with no "[", "<" or backtick at all.
+            last = self._prev0 = delta[-1]
+            if last in _BLANKS:
+                self._remember(delta, len(delta))
+            else:
+                self._line_start0 = last == "\n"
+            if self._ctx == REASONING:
+                return [ReasoningDelta(delta)]
+            if self._marking and not delta.isspace():
+                self._mark_content()
+            return [TextDelta(delta)]
+        buf = self._buf + delta if self._buf else delta
+        if self._fast and buf:
+            triggers = self._trig
+            if not triggers.find.search(buf) and triggers.held(buf, 0) == len(buf):
+                self._buf = ""
+                self._text(buf)
+                self._remember(buf, len(buf))
+                return self._drain()
         if self._finished or not delta:
             return []
-        self._buf = self._buf + delta if self._buf else delta
+        self._buf = buf
+        self._fed += len(buf)
         self._run(final=False)
-        out, self._out = self._out, []
-        return out
+        return self._drain()
 
     def finish(self) -> list[StreamEvent]:
         if self._finished:
             return []
         self._finished = True
+        self._fast = False
         self._run(final=True)
         if self._block is not None:  # every phase settles at the end; this is a safety net
             self._close_block(self._block)
-        if self._ctx == _INITIAL:
+        if self._ctx == INITIAL:
             self._settle_initial()
-        if not self._outside_seen:
-            for entry in self._held_reasoning:
-                self._emit(entry)
-        self._held_reasoning = []
+        self._ledger.finish()
+        return self._drain()
+
+    def _drain(self) -> list[StreamEvent]:
+        self._flush()
         out, self._out = self._out, []
         return out
+
+    def _flush(self) -> None:
+        """Adjacent prose pieces leave as one delta."""
+        parts = self._prose_parts
+        if parts:
+            text = parts[0] if len(parts) == 1 else "".join(parts)
+            self._out.append(ReasoningDelta(text) if self._prose_reasoning else TextDelta(text))
+            parts.clear()
+
+    def _event(self, event: StreamEvent) -> None:
+        self._flush()
+        self._out.append(event)
 
     # -- the loop ------------------------------------------------------------
 
@@ -140,19 +176,28 @@ class ToolCallScanner:
                     break
                 self._block = None
                 pos = self._end_block(block, pos)
+                if block.leftover:
+                    # Once per output (see Block._cut_at_closer): re-read what followed.
+                    buf, pos = block.leftover + buf[pos:], 0
+                    self._prev0, self._line_start0 = block.raw[-1][-1], False
                 continue
             pos = self._prose(buf, pos, final)
             if self._block is None:
                 break
         self._remember(buf, pos)
         self._buf = buf[pos:]
+        self._trig = self._triggers()
+        self._fast = self._block is None and not self._bare_possible() and not final
 
     def _remember(self, buf: str, pos: int) -> None:
         """Keep what the next chunk needs to know about the text before it."""
         if pos == 0:
             return
-        self._prev0 = buf[pos - 1]
-        j = pos
+        last = self._prev0 = buf[pos - 1]
+        if last not in _BLANKS:
+            self._line_start0 = last == "\n"
+            return
+        j = pos - 1
         while j > 0 and buf[j - 1] in _BLANKS:
             j -= 1
         if j > 0:
@@ -169,17 +214,14 @@ class ToolCallScanner:
     def _prose(self, buf: str, pos: int, final: bool) -> int:
         n = len(buf)
         while pos < n:
-            if self._profile.bare and not self._content and self._ctx != _REASONING:
+            if self._bare_possible():
                 pos, wait = self._bare(buf, pos, final)
                 if wait or self._block is not None or pos >= n:
                     return pos
             triggers = self._triggers()
             m = triggers.find.search(buf, pos)
             if m is None:
-                keep = n
-                if not final:
-                    tail = triggers.tail.search(buf, max(pos, n - triggers.longest + 1))
-                    keep = n if tail is None else tail.start()
+                keep = n if final else triggers.held(buf, pos)
                 self._text(buf[pos:keep])
                 return keep
             i = m.start()
@@ -190,10 +232,13 @@ class ToolCallScanner:
                 return pos
         return pos
 
+    def _bare_possible(self) -> bool:
+        return self._profile.bare and not self._content and self._ctx != REASONING
+
     def _triggers(self) -> TriggerSet:
         if not self._fence:
             return self._plain
-        return self._in_fence_reasoning if self._ctx == _REASONING else self._in_fence
+        return self._in_fence_reasoning if self._ctx == REASONING else self._in_fence
 
     def _bare(self, buf: str, pos: int, final: bool) -> tuple[int, bool]:
         """Before any content a JSON object or array may be the whole message.
@@ -208,7 +253,7 @@ class ToolCallScanner:
             return pos, False
         if buf[pos] == "[" and self._plain.find.match(buf, pos):
             return pos, False
-        if not final and buf[pos] == "[" and self._plain.tail.match(buf, pos):
+        if not final and len(buf) - pos < self._plain.longest and buf[pos:] in self._plain.prefixes:
             return pos, True
         ok = gate(buf, pos, final, WEAK_GATE)
         if ok:
@@ -218,29 +263,36 @@ class ToolCallScanner:
     def _text(self, text: str) -> None:
         if not text:
             return
-        if self._ctx == _REASONING:
-            self._out.append(ReasoningDelta(text))
-            return
-        self._out.append(TextDelta(text))
-        if not (self._content and self._outside_seen) and not text.isspace():
+        reasoning = self._ctx == REASONING
+        if reasoning != self._prose_reasoning:
+            self._flush()
+            self._prose_reasoning = reasoning
+        self._prose_parts.append(text)
+        if not reasoning and self._marking and not text.isspace():
             self._mark_content()
 
     def _mark_content(self) -> None:
+        """Non-whitespace outside reasoning: no bare JSON message now, and no drafts."""
         self._content = True
-        if self._ctx == _INITIAL:
+        if self._ctx == INITIAL:
             self._initial_content = True
-        elif self._ctx == _OUTSIDE and not self._outside_seen:
-            self._outside_seen = True
-            self._held_reasoning = []
+        elif self._ctx == OUTSIDE and not self._ledger.outside_seen:
+            self._ledger.content_outside()
+        self._marking = False
 
     def _trigger(self, token: str, buf: str, i: int) -> int:
         end = i + len(token)
         if token == FENCE_MARK:
             if not self._line_start(buf, i):
-                self._text(token)
+                # No backtick of the run can start a line: all of it is prose.
+                end = _TICKS.match(buf, i).end()  # type: ignore[union-attr]
+                self._text(buf[i:end])
             elif self._fence:
                 self._fence = False
                 self._text(token)
+            elif fence_start(buf, end, False) == REJECT:
+                self._text(token)  # a code fence, known at once
+                self._fence = True
             else:
                 self._start_block(FENCE, token)
             return end
@@ -251,29 +303,34 @@ class ToolCallScanner:
         elif token in REASONING_CLOSERS:
             self._close_reasoning(token)
         elif token in BLOCK_DIALECTS:
-            self._start_block(BLOCK_DIALECTS[token], token)
-        elif self._ctx != _REASONING:  # DeepSeek's section wrapper: markup, but content
+            quick = _NO_NAME if token == QWEN_XML.opener else _NO_PRELUDE
+            if quick.match(buf, end) or buf.startswith(token, end):
+                self._text(token)  # what follows can start no call: a mention, decided now
+            else:
+                self._start_block(BLOCK_DIALECTS[token], token)
+        elif self._ctx != REASONING:  # DeepSeek's section wrapper: markup, but content
             self._mark_content()
         return end
 
     # -- reasoning -----------------------------------------------------------
 
     def _open_reasoning(self, token: str) -> None:
-        if self._ctx == _REASONING:
+        if self._ctx == REASONING:
             self._text(token)
             return
-        if self._ctx == _INITIAL:
+        if self._ctx == INITIAL:
             self._settle_initial()
-        self._ctx = _REASONING
+        self._ctx = REASONING
         self._fence = False
 
     def _close_reasoning(self, token: str) -> None:
-        if self._ctx == _REASONING:
-            self._ctx = _OUTSIDE
-        elif self._ctx == _INITIAL:
+        self._marking = True
+        if self._ctx == REASONING:
+            self._ctx = OUTSIDE
+        elif self._ctx == INITIAL:
             # A closer with no opener: the output began inside a reasoning section.
-            self._held_reasoning, self._held_initial = self._held_initial, []
-            self._ctx = _OUTSIDE
+            self._ledger.opening_was_reasoning()
+            self._ctx = OUTSIDE
             self._content = self._initial_content = False
         else:
             self._text(token)
@@ -282,31 +339,34 @@ class ToolCallScanner:
 
     def _settle_initial(self) -> None:
         """No closer ended the opening text: it was not reasoning; its calls count."""
-        self._ctx = _OUTSIDE
-        held, self._held_initial = self._held_initial, []
-        for entry in held:
-            self._emit(entry)
-        if self._initial_content:
-            self._outside_seen = True
-            self._held_reasoning = []
+        self._ctx = OUTSIDE
+        self._marking = True
+        self._ledger.opening_was_prose(self._initial_content)
 
     # -- blocks --------------------------------------------------------------
 
     def _start_block(self, dialect: Dialect, opener: str) -> None:
-        if self._ctx != _REASONING:
+        if self._ctx != REASONING:
             self._mark_content()
         self._block = Block(dialect, self, opener, self._ctx)
 
+    def may_cut(self) -> bool:
+        used, self._cut_used = self._cut_used, True
+        return not used
+
+    def may_decode(self, size: int) -> bool:
+        # json builds each error message by counting newlines from the start of the
+        # buffer, so failed attempts are paid for: at most the text fed so far.
+        if self._decode_spent > self._fed:
+            return False
+        self._decode_spent += size
+        return True
+
     def announce(self, name: str) -> int | None:
         """Start a call now if nothing can still make it a draft (see the module doc)."""
-        if self._ctx != _OUTSIDE or (self.known is not None and name not in self.known):
+        if self._ctx != OUTSIDE or (self.known is not None and name not in self.known):
             return None
-        index = self._next_index
-        self._next_index += 1
-        call_id = new_call_id()
-        self._announced[index] = call_id
-        self._out.append(ToolUseStart(index, call_id, name))
-        return index
+        return self._ledger.announce(name)
 
     def _end_block(self, block: Block, pos: int) -> int:
         if block.status == REJECTED:
@@ -318,44 +378,4 @@ class ToolCallScanner:
 
     def _close_block(self, block: Block) -> None:
         self._block = None
-        raw: list[str] = []
-
-        def clip() -> str:
-            if not raw:
-                raw.append(messages.clip("".join(block.raw)))
-            return raw[0]
-
-        entries = [self._entry(found, block.unclosed, clip) for found in block.found]
-        if block.ctx == _OUTSIDE:
-            for entry in entries:
-                self._emit(entry)
-        elif block.ctx == _INITIAL:
-            self._held_initial.extend(entries)
-        elif not self._outside_seen:
-            self._held_reasoning.extend(entries)
-
-    def _entry(self, found: Found, unclosed: bool, clip: Any) -> Entry:
-        if found.problem is not None:
-            kind, message = found.problem
-            return None, ToolCallProblem(kind, message, clip()), None
-        assert found.name is not None
-        index = found.index
-        call_id = self._announced.pop(index) if index is not None else new_call_id()
-        use = ToolUse(call_id, found.name, found.args, "rescue", unclosed=unclosed)
-        note = None
-        if found.repaired is not None:
-            message = messages.repaired(found.name, found.repaired)
-            note = ToolCallProblem("repaired", message, clip())
-        return use, note, index
-
-    def _emit(self, entry: Entry) -> None:
-        use, problem, index = entry
-        if problem is not None:
-            self._out.append(problem)
-        if use is None:
-            return
-        if index is None:
-            index = self._next_index
-            self._next_index += 1
-            self._out.append(ToolUseStart(index, use.id, use.name))
-        self._out.append(ToolUseEnd(index, use))
+        self._ledger.add(block.found, block.unclosed, block.raw, block.ctx)

@@ -95,6 +95,11 @@ def calls_in(
     holds only the arguments. ``loose`` accepts arguments written beside the name
     (``{"name": "Read", "path": "x"}``), only inside a block reserved for calls.
     """
+    if type(value) is dict and len(value) == 2 and name is None:
+        # The canonical shape, first: most calls look exactly like this.
+        tool, args = value.get("name"), value.get("arguments")
+        if type(tool) is str and type(args) is dict:
+            return [checked(tool, args, known)]
     if name is not None:
         if not isinstance(value, dict):
             return [failure_found(name, Failure("invalid_json", "the arguments are not an object"))]

@@ -9,6 +9,7 @@ else stays text for the engine's validation to judge.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from nehanda.toolcalls import messages
 from nehanda.toolcalls.jsonvalue import Failure, decode
 from nehanda.toolcalls.prelude import partial_literal
-from nehanda.toolcalls.shapes import Found, checked
+from nehanda.toolcalls.shapes import Found, checked, failure_found
 
 _TAG_NAME = re.compile(r"([^<>\n]{1,256})>")
 _TAG_NAME_PARTIAL = re.compile(r"[^<>\n]{0,256}\Z")
@@ -50,6 +51,7 @@ class XmlReader:
         self.announce = announce
         self.strict = strict
         self.closers = closers
+        self._stops = _stops(closers)
         self.phase = _NAME
         self.name = ""
         self.index: int | None = None
@@ -57,6 +59,7 @@ class XmlReader:
         self.duplicate: str | None = None
         self.param = ""
         self.chunks: list[str] = []
+        self.junk: list[str] = []
 
     def read(self, buf: str, pos: int, final: bool) -> tuple[int, int]:
         """Advance from ``pos``; returns ``(status, new_pos)``; consumed text goes to raw.
@@ -115,8 +118,10 @@ class XmlReader:
     def _junk(self, buf: str, start: int, pos: int) -> tuple[int, int]:
         if self.strict and not self.params:
             return REJECT, start
-        nxt = buf.find("<", pos + 1)
-        return MORE, (len(buf) if nxt < 0 else nxt)
+        m = self._stops.search(buf, pos + 1)
+        end = len(buf) if m is None else m.start()
+        self.junk.append(buf[pos:end])
+        return MORE, end
 
     def _read_value(self, buf: str, pos: int, final: bool) -> tuple[int, int]:
         m = _VALUE_END.search(buf, pos)
@@ -144,6 +149,15 @@ class XmlReader:
             return Found(self.name, {}, ("duplicate_key", problem), index=self.index)
         schema = schemas.get(self.name)
         args = {k: typed(_unwrap(v), _property(schema, k)) for k, v in self.params.items()}
+        junk = "".join(self.junk).strip()
+        if junk and not args:
+            # Arguments written as JSON in the function body, not as parameters.
+            value = decode(junk)
+            if isinstance(value, Failure):
+                return failure_found(self.name, value)
+            if not isinstance(value, dict):
+                return failure_found(self.name, Failure("invalid_json", "not an object"))
+            args = value
         found = checked(self.name, args, known)
         found.index = self.index
         return found
@@ -151,6 +165,12 @@ class XmlReader:
     def truncated(self) -> Found:
         name = self.name or None
         return Found(name, {}, ("truncated", messages.truncated(name)), index=self.index)
+
+
+@functools.cache
+def _stops(closers: tuple[str, ...]) -> re.Pattern[str]:
+    """Junk is skipped up to the next place where a tag or a closer may start."""
+    return re.compile("[" + re.escape("".join(sorted({"<", *(c[0] for c in closers)}))) + "]")
 
 
 def _unwrap(value: str) -> str:

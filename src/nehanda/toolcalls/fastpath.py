@@ -1,0 +1,72 @@
+"""The common complete output, parsed without the streaming machinery.
+
+Most outputs are prose with a few well-formed ``[TOOL_CALL]`` or ``<tool_call>``
+blocks holding valid JSON for known tools. ``parse_simple`` handles exactly that
+and answers None for anything else (reasoning tags, fences, other formats, repairs,
+problems, a leading JSON value), so the scanner decides every case with a choice
+in it. The split-invariance property test holds this path to the scanner's answers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from typing import Any
+
+from nehanda.toolcalls.dialects import FULL, HERMES, TOOL_CALL, prose_triggers
+from nehanda.toolcalls.jsonvalue import DECODER
+from nehanda.toolcalls.shapes import calls_in
+from nehanda.types import ToolUse, new_call_id
+
+_CLOSERS = {TOOL_CALL.opener: TOOL_CALL.closers[0], HERMES.opener: HERMES.closers[0]}
+_SPACE = re.compile(r"\s*")
+_LEADING_VALUE = re.compile(r"\s*[\[{]")
+_FIND = prose_triggers(FULL)[0].find
+_DECODE = DECODER.raw_decode
+
+
+def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str] | None:
+    """The calls and visible text of a plain output, or None when it needs the scanner."""
+    first = text[:1]
+    if first in ("{", "[") or (first.isspace() and _LEADING_VALUE.match(text)):
+        return None
+    m = _FIND.search(text)
+    if m is None:
+        return [], text
+    calls: list[ToolUse] = []
+    parts: list[str] = []
+    pos = 0
+    while m is not None:
+        start = m.start()
+        closer = _CLOSERS.get(m.group())
+        if closer is None or (start and text[start - 1] == "`"):
+            return None
+        value_at = _SPACE.match(text, m.end()).end()  # type: ignore[union-attr]
+        if not text.startswith("{", value_at):
+            return None
+        try:
+            value, end = _DECODE(text, value_at)
+        except (ValueError, RecursionError):
+            return None
+        end = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        if not text.startswith(closer, end) or not _add_calls(value, known, calls):
+            return None
+        parts.append(text[pos:start])
+        pos = end + len(closer)
+        m = _FIND.search(text, pos)
+    parts.append(text[pos:])
+    return calls, "".join(parts)
+
+
+def _add_calls(value: Any, known: Collection[str], calls: list[ToolUse]) -> bool:
+    """Append the calls ``value`` names; False if any would be a problem."""
+    if type(value) is dict and len(value) == 2:
+        name, args = value.get("name"), value.get("arguments")
+        if type(name) is str and type(args) is dict and name in known:
+            calls.append(ToolUse(new_call_id(), name, args, "rescue"))
+            return True
+    found = calls_in(value, known)
+    if not found or any(call.problem is not None or call.name is None for call in found):
+        return False
+    calls.extend(ToolUse(new_call_id(), str(call.name), call.args, "rescue") for call in found)
+    return True
