@@ -90,3 +90,19 @@ def test_problem_beside_a_good_call_rides_with_its_result() -> None:
     assert results.role == "tool"
     assert [r.tool_use_id for r in results.tool_results] == ["c"]
     assert "There is no tool called Delete." in results.text
+
+
+def test_calls_of_a_stopped_run_are_answered_as_not_run() -> None:
+    def same(call_id: str) -> list[StreamEvent]:
+        return [ToolUseEnd(0, ToolUse(call_id, "Read", {"file_path": "x"})), MessageEnd("tool_use")]
+
+    provider = FakeProvider([same("a"), same("b"), same("c")])
+    agent = Agent(provider, "m", (SPEC,), runner)
+
+    async def collect() -> list[EngineEvent]:
+        return [event async for event in agent.run("go")]
+
+    asyncio.run(collect())
+    last = agent.messages[-1]
+    assert last.role == "tool" and [r.tool_use_id for r in last.tool_results] == ["c"]
+    assert last.tool_results[0].is_error and "Not run" in last.tool_results[0].content

@@ -100,3 +100,10 @@ def test_a_reply_cut_short_keeps_its_text_and_the_turns_alternating() -> None:
         drive(agent)
     assert [m.role for m in agent.messages] == ["user", "assistant"]
     assert agent.messages[-1].text == "Half an ans\n[this reply was cut short]"
+
+
+def test_a_stream_without_its_end_still_leaves_an_assistant_turn() -> None:
+    agent = Agent(FakeProvider([[TextDelta("partial")]]), "m", (SPEC,), RecordingRunner())
+    with pytest.raises(StreamProtocolError):
+        drive(agent)
+    assert [m.role for m in agent.messages] == ["user", "assistant"]

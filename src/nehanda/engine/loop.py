@@ -31,6 +31,10 @@ def interrupted(tool_use: ToolUse) -> ToolResult:
     return ToolResult(tool_use.id, INTERRUPTED_RESULT, is_error=True)
 
 
+def not_run(tool_use: ToolUse, why: str) -> ToolResult:
+    return ToolResult(tool_use.id, f"Not run: {why}.", is_error=True)
+
+
 def cut_short(text: str) -> str:
     """The text of a reply that never finished, marked so the model knows."""
     return f"{text.rstrip()}\n[this reply was cut short]".lstrip()
@@ -106,13 +110,8 @@ class Agent:
         for turn in range(1, self.max_turns + 1):
             yield TurnStarted(turn)
             reply = Reply()
-            try:
-                async for event in self._stream_turn(reply):
-                    yield event
-            except BaseException:
-                # Keep what arrived, and keep user and assistant turns alternating.
-                self.messages.append(Message.text_message("assistant", cut_short(reply.text)))
-                raise
+            async for event in self._receive(reply):
+                yield event
             end = reply.finished(self.provider.name, self.model)
             usage += end.usage
             if self.mode == "native" and self.recover_leaks and (leaked := self._leaked(reply)):
@@ -122,27 +121,44 @@ class Agent:
             runnable = [use for use in reply.tool_uses if not (truncated and use.unclosed)]
             self.messages.append(reply.message(runnable))
             if stop or not (runnable or reply.problems or truncated):
-                yield RunFinished(
-                    reply.text, turn, "error" if stop else end.stop_reason, usage, stop
-                )
+                if stop and runnable:
+                    results = tuple(not_run(use, stop) for use in runnable)
+                    self.messages.append(Message("tool", results))
+                reason = "error" if stop else end.stop_reason
+                yield RunFinished(reply.text, turn, reason, usage, stop)
                 return
-            results: list[Part] = []
-            try:
-                for tool_use in runnable:
-                    yield ToolStarted(tool_use)
-                    started = time.perf_counter()
-                    result = await self.run_tool(tool_use)
-                    results.append(result)
-                    yield ToolExecuted(tool_use, result, time.perf_counter() - started)
-            finally:
-                # Interrupted or not, every call gets its result, so the transcript
-                # stays valid for the next request.
-                results += [interrupted(use) for use in runnable[len(results) :]]
-                if note := feedback(reply.problems, truncated):
-                    results.append(TextPart(note))
-                self.messages.append(Message("tool" if runnable else "user", tuple(results)))
+            async for event in self._run_calls(runnable, feedback(reply.problems, truncated)):
+                yield event
         problem = f"stopped after {self.max_turns} turns (--max-turns); the task may be unfinished"
         yield RunFinished(reply.text, self.max_turns, "max_turns", usage, problem)
+
+    async def _receive(self, reply: Reply) -> AsyncIterator[EngineEvent]:
+        """One response, streamed into ``reply``; a response that never finished still
+        leaves an assistant message, so user and assistant turns keep alternating."""
+        try:
+            async for event in self._stream_turn(reply):
+                yield event
+            reply.finished(self.provider.name, self.model)
+        except BaseException:
+            self.messages.append(Message.text_message("assistant", cut_short(reply.text)))
+            raise
+
+    async def _run_calls(self, calls: list[ToolUse], note: str) -> AsyncIterator[EngineEvent]:
+        results: list[Part] = []
+        try:
+            for tool_use in calls:
+                yield ToolStarted(tool_use)
+                started = time.perf_counter()
+                result = await self.run_tool(tool_use)
+                results.append(result)
+                yield ToolExecuted(tool_use, result, time.perf_counter() - started)
+        finally:
+            # Interrupted or not, every call gets its result, so the transcript stays
+            # valid for the next request.
+            results += [interrupted(use) for use in calls[len(results) :]]
+            if note:
+                results.append(TextPart(note))
+            self.messages.append(Message("tool" if calls else "user", tuple(results)))
 
     async def _stream_turn(self, reply: Reply) -> AsyncIterator[EngineEvent]:
         try:
