@@ -17,7 +17,7 @@ from pathlib import Path
 from nehanda import __version__
 from nehanda.engine.loop import Agent, EngineEvent, ModeSwitched, interrupted
 from nehanda.engine.mode import Mode, decide_mode
-from nehanda.engine.system_prompt import build_system_prompt, load_instructions
+from nehanda.engine.system_prompt import Instructions, build_system_prompt, load_instructions
 from nehanda.engine.transcript import (
     Session,
     SessionLog,
@@ -123,7 +123,6 @@ class ChatSession:
 
 async def open_session(options: SessionOptions) -> ChatSession:
     settings = load_settings(options.workspace, options.flags)
-    notes = _settings_notes(settings, options.workspace)
     config = await choose_provider(options.flags, settings)
     provider = create_provider(config)
     try:
@@ -139,13 +138,6 @@ async def open_session(options: SessionOptions) -> ChatSession:
         tools_refused=support.refused(config) and options.mode_override != "native",
     )
     instructions = load_instructions(options.workspace)
-    notes += [
-        f"{item.path} is long; only its start was given to the model"
-        for item in instructions
-        if item.truncated
-    ]
-    system = Message.text_message("system", build_system_prompt(options.workspace, instructions))
-    earlier = resumed_messages(options.resume) if options.resume else []
     agent = Agent(
         provider=RescueProvider(provider) if decision.mode == "rescue" else provider,
         model=config.model or "",
@@ -154,11 +146,15 @@ async def open_session(options: SessionOptions) -> ChatSession:
         max_turns=settings.max_turns,
         mode=decision.mode,
         recover_leaks=settings.recover_leaked_calls,
-        messages=[system, *earlier],
+        messages=[
+            Message.text_message("system", build_system_prompt(options.workspace, instructions)),
+            *(resumed_messages(options.resume) if options.resume else []),
+        ],
     )
     session_id = options.resume.id if options.resume else new_session_id()
     log = SessionLog(sessions_dir() / f"{session_id}.jsonl", secret_values())
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
+    notes = _settings_notes(settings, options.workspace) + _instruction_notes(instructions)
     chat = ChatSession(agent, config, provider, support, log, session_id, notes)
     chat._logged = len(agent.messages)
     return chat
@@ -229,6 +225,14 @@ def _settings_notes(settings: Settings, workspace: Path) -> list[str]:
         f"{project_settings_path(workspace)} sets {', '.join(settings.untrusted_ignored)}; "
         "a project may set these only once you trust its folder, so they were ignored "
         "(run `nehanda trust` if you do)"
+    ]
+
+
+def _instruction_notes(instructions: list[Instructions]) -> list[str]:
+    return [
+        f"{item.path} is long; only its start was given to the model"
+        for item in instructions
+        if item.truncated
     ]
 
 
