@@ -20,3 +20,17 @@ def nehanda(
         timeout=60,
         env={**os.environ, **(env or {})},
     )
+
+
+def run_json(
+    base_url: str,
+    *args: str,
+    cwd: Path,
+    provider: str = "vllm",
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``nehanda run ... --output json`` against the server at ``base_url``, model ``q``."""
+    return nehanda(
+        "run", *args, "--provider", provider, "--base-url", base_url, "--model", "q",
+        "--output", "json", cwd=cwd, env=env,
+    )  # fmt: skip

@@ -7,29 +7,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cli_process import nehanda
+from cli_process import nehanda, run_json
 from scripted_server import ScriptedServer
 
 SECRET = "tok-1234567890abcdef"
 
 
-def run_json(
+def result_of(
     server: ScriptedServer, workspace: Path, *args: str, env: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    done = nehanda(
-        "run",
-        *args,
-        "--provider",
-        "vllm",
-        "--base-url",
-        server.base_url,
-        "--model",
-        "q",
-        "--output",
-        "json",
-        cwd=workspace,
-        env=env,
-    )
+    done = run_json(server.base_url, *args, cwd=workspace, env=env)
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout)
     return result
@@ -42,14 +29,14 @@ def log_path(session_id: str) -> Path:
 def test_run_writes_a_log_that_continue_resumes(server: ScriptedServer, tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("# widget\n")
     server.stream("e2e_vllm_read_readme.sse").stream("e2e_vllm_answer.sse")
-    first = run_json(server, tmp_path, "How do I install it?")
+    first = result_of(server, tmp_path, "How do I install it?")
     records = [json.loads(line) for line in log_path(first["session_id"]).read_text().splitlines()]
     assert records[0]["type"] == "session" and records[0]["workspace"] == str(tmp_path)
     roles = [r["message"]["role"] for r in records if r["type"] == "message"]
     assert roles == ["user", "assistant", "tool", "assistant"]
 
     server.stream("e2e_vllm_answer.sse")
-    second = run_json(server, tmp_path, "And to upgrade?", "--continue")
+    second = result_of(server, tmp_path, "And to upgrade?", "--continue")
     assert second["session_id"] == first["session_id"]
     sent = server.requests[-1].body["messages"]
     assert [m["role"] for m in sent] == ["system", "user", "assistant", "tool", "assistant", "user"]
@@ -59,7 +46,7 @@ def test_run_writes_a_log_that_continue_resumes(server: ScriptedServer, tmp_path
 
 def test_sessions_lists_this_folder(server: ScriptedServer, tmp_path: Path) -> None:
     server.stream("e2e_vllm_answer.sse")
-    result = run_json(server, tmp_path, "What is   this\nproject?")
+    result = result_of(server, tmp_path, "What is   this\nproject?")
     listing = nehanda("sessions", cwd=tmp_path)
     assert listing.returncode == 0
     assert result["session_id"] in listing.stdout
@@ -83,7 +70,7 @@ def test_resume_by_id_and_missing_sessions_are_clear_errors(
 def test_secrets_in_tool_output_never_reach_the_log(server: ScriptedServer, tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text(f"token: {SECRET}\n")
     server.stream("e2e_vllm_read_readme.sse").stream("e2e_vllm_answer.sse")
-    result = run_json(server, tmp_path, "read it", env={"DEPLOY_TOKEN": SECRET})
+    result = result_of(server, tmp_path, "read it", env={"DEPLOY_TOKEN": SECRET})
     log = log_path(result["session_id"]).read_text()
     assert SECRET not in log and "[REDACTED]" in log
     assert SECRET in server.requests[1].body["messages"][-1]["content"]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from cli_process import nehanda
+from cli_process import nehanda, run_json
 from nehanda.toolcalls.prompt import DIRECTIVE
 from scripted_server import ScriptedServer
 from stripping_proxy import StrippingProxy
@@ -139,19 +139,7 @@ def test_leaked_call_on_the_native_path_runs_and_is_reported(
     server: ScriptedServer, workspace: Path
 ) -> None:
     server.stream("e2e_llamacpp_leaked_call.sse").stream("nehanda_cloud_answer.sse")
-    done = nehanda(
-        "run",
-        "install?",
-        "--provider",
-        "openai",
-        "--base-url",
-        server.base_url,
-        "--model",
-        "q",
-        "--output",
-        "json",
-        cwd=workspace,
-    )
+    done = run_json(server.base_url, "install?", provider="openai", cwd=workspace)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["mode"] == "native"
@@ -169,19 +157,7 @@ def test_leaked_call_recovery_can_be_turned_off(server: ScriptedServer, workspac
     (workspace / ".nehanda").mkdir()
     (workspace / ".nehanda/settings.toml").write_text("recover_leaked_calls = false\n")
     server.stream("e2e_llamacpp_leaked_call.sse")
-    done = nehanda(
-        "run",
-        "install?",
-        "--provider",
-        "openai",
-        "--base-url",
-        server.base_url,
-        "--model",
-        "q",
-        "--output",
-        "json",
-        cwd=workspace,
-    )
+    done = run_json(server.base_url, "install?", provider="openai", cwd=workspace)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["tool_calls"] == []
     assert len(server.requests) == 1
