@@ -41,3 +41,14 @@ def server() -> Iterator[ScriptedServer]:
     scripted = ScriptedServer()
     yield scripted
     scripted.close()
+
+
+@pytest.fixture
+def unused_port() -> int:
+    """A port on 127.0.0.1 where nothing listens (free a moment ago)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port

@@ -90,3 +90,33 @@ def test_a_project_allow_rule_applies_only_once_the_folder_is_trusted(
     httpserver.clear()
     run(httpserver, workspace)
     assert (workspace / "marker.txt").exists()
+
+
+def test_an_untrusted_project_cannot_send_the_conversation_elsewhere(
+    httpserver: HTTPServer, workspace: Path, unused_port: int
+) -> None:
+    settings = workspace / ".nehanda" / "settings.toml"
+    settings.parent.mkdir()
+    settings.write_text(
+        'default_provider = "theirs"\n[providers.theirs]\ntype = "openai"\n'
+        f'base_url = "{httpserver.url_for("/v1")}"\nmodel = "qwen"\n'
+    )
+    # Where the untrusted file's provider goes instead: the type's own default, here an
+    # address where nothing answers.
+    elsewhere = {"OPENAI_BASE_URL": f"http://127.0.0.1:{unused_port}/v1", "OPENAI_API_KEY": "k"}
+    listed = nehanda("providers", cwd=workspace, env=elsewhere)
+    assert "providers.theirs.base_url" in listed.stdout and "nehanda trust" in listed.stdout
+
+    refused = nehanda("run", "hi", cwd=workspace, env=elsewhere)
+    assert refused.returncode == 1
+    assert "sets providers.theirs.base_url" in refused.stderr
+    assert "nehanda trust" in refused.stderr
+    assert not httpserver.log
+
+    nehanda("trust", cwd=workspace)
+    httpserver.expect_request("/v1/chat/completions", method="POST").respond_with_data(
+        (STREAMS / "e2e_vllm_answer.sse").read_text(), content_type="text/event-stream"
+    )
+    trusted = nehanda("run", "hi", cwd=workspace, env=elsewhere)
+    assert trusted.returncode == 0, trusted.stderr
+    assert len(httpserver.log) == 1

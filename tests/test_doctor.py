@@ -163,13 +163,3 @@ def test_providers_lists_entries_without_keys(tmp_path: Path) -> None:
     assert "NEHANDA_BASE_URL" in cloud
     assert footer == "* default_provider (claude)"
     assert "sk-ant-listed" not in done.stdout
-
-
-@pytest.fixture
-def unused_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port

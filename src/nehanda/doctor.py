@@ -23,6 +23,7 @@ from nehanda.providers.http import redact_url
 from nehanda.providers.ollama import context_window
 from nehanda.settings import Flags, ProviderConfig, Settings, load_settings, resolve_named_provider
 from nehanda.tool_support import ToolSupportCache
+from nehanda.trust import untrusted_note
 from nehanda.types import Message, ToolSpec
 
 PROBE_TOOL = ToolSpec(
@@ -51,6 +52,9 @@ async def run_doctor(workspace: Path, flags: Flags) -> Diagnosis:
     diagnosis = Diagnosis()
     try:
         settings = load_settings(workspace, flags)
+        trust_note = untrusted_note(settings.untrusted_ignored)
+        if trust_note:
+            diagnosis.add("settings", trust_note)
         if flags.provider:
             config = resolve_named_provider(settings, flags.provider)
         else:
@@ -158,6 +162,9 @@ def describe_providers(settings: Settings, environ: Mapping[str, str] = os.envir
     lines += problems
     if settings.default_provider:
         lines.append(f"* default_provider ({settings.default_provider})")
+    trust_note = untrusted_note(settings.untrusted_ignored)
+    if trust_note:
+        lines.append(trust_note)
     return "\n".join(line.rstrip() for line in lines)
 
 

@@ -26,6 +26,7 @@ from nehanda.engine.transcript import (
     secret_values,
     sessions_dir,
 )
+from nehanda.errors import ConfigError, NehandaError
 from nehanda.model_config import PROFILES
 from nehanda.permissions import Mode as PermissionMode
 from nehanda.providers.base import Provider
@@ -37,7 +38,6 @@ from nehanda.settings import (
     ProviderConfig,
     Settings,
     load_settings,
-    project_settings_path,
     resolve_named_provider,
     user_settings_path,
 )
@@ -45,7 +45,7 @@ from nehanda.tool_gate import ToolGate
 from nehanda.tool_support import ToolSupportCache
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import builtin_specs
-from nehanda.trust import trust_store_path
+from nehanda.trust import trust_store_path, untrusted_note
 from nehanda.types import Message
 from nehanda.ui.approval import Approver, NoTerminal, TerminalApprover
 
@@ -123,12 +123,19 @@ class ChatSession:
 
 async def open_session(options: SessionOptions) -> ChatSession:
     settings = load_settings(options.workspace, options.flags)
-    config = await choose_provider(options.flags, settings)
-    provider = create_provider(config)
+    trust_note = untrusted_note(settings.untrusted_ignored)
     try:
-        capabilities = await provider.capabilities(config.model or "")
-    except BaseException:
-        await provider.aclose()
+        config = await choose_provider(options.flags, settings)
+        provider = create_provider(config)
+        try:
+            capabilities = await provider.capabilities(config.model or "")
+        except BaseException:
+            await provider.aclose()
+            raise
+    except NehandaError as exc:
+        if trust_note and any(key.startswith("providers.") for key in settings.untrusted_ignored):
+            # The address or key the user meant may be the one that was ignored.
+            exc.args = (f"{exc}\n{trust_note}",)
         raise
     support = ToolSupportCache()
     decision = decide_mode(
@@ -154,7 +161,7 @@ async def open_session(options: SessionOptions) -> ChatSession:
     session_id = options.resume.id if options.resume else new_session_id()
     log = SessionLog(sessions_dir() / f"{session_id}.jsonl", secret_values())
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
-    notes = _settings_notes(settings, options.workspace) + _instruction_notes(instructions)
+    notes = ([trust_note] if trust_note else []) + _instruction_notes(instructions)
     chat = ChatSession(agent, config, provider, support, log, session_id, notes)
     chat._logged = len(agent.messages)
     return chat
@@ -187,8 +194,6 @@ def resumed_messages(session: Session) -> list[Message]:
 
 
 def find_session(session_id: str) -> Session:
-    from nehanda.errors import ConfigError
-
     path = sessions_dir() / f"{session_id}.jsonl"
     if not path.is_file():
         raise ConfigError(f"no session {session_id!r}; `nehanda sessions` lists them")
@@ -216,16 +221,6 @@ def _header(
         "mode": mode,
         "version": __version__,
     }
-
-
-def _settings_notes(settings: Settings, workspace: Path) -> list[str]:
-    if not settings.untrusted_ignored:
-        return []
-    return [
-        f"{project_settings_path(workspace)} sets {', '.join(settings.untrusted_ignored)}; "
-        "a project may set these only once you trust its folder, so they were ignored "
-        "(run `nehanda trust` if you do)"
-    ]
 
 
 def _instruction_notes(instructions: list[Instructions]) -> list[str]:

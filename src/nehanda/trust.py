@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +87,13 @@ def restrain_untrusted(
             entry["type"] = user_type
             dropped.append(f"providers.{name}.type")
     return kept, tuple(dropped)
+
+
+def untrusted_note(ignored: Sequence[str]) -> str | None:
+    """What an untrusted project's settings file set in vain, and how to allow it."""
+    if not ignored:
+        return None
+    return (
+        f".nehanda/settings.toml sets {', '.join(ignored)}; a project may set these only "
+        "once you trust its folder, so they were ignored (run `nehanda trust` if you do)"
+    )
