@@ -117,14 +117,33 @@ def test_narrow_terminals_wrap_within_the_width_and_keep_the_outcome() -> None:
     assert "…" in tool_line
 
 
-def test_reasoning_collapses_to_one_line_before_the_answer() -> None:
+def test_reasoning_collapses_to_one_line_and_reasoning_shows_it_whole() -> None:
     words = ["the", "user", "asks", "for", "two", "plus", "two"]
     thoughts = [ReasoningDelta(word + " ") for word in words]
-    text = render([TurnStarted(1), *thoughts, *answer("It is 4.")[1:]])
-    lines = [line for line in text.splitlines() if line.strip()]
-    assert lines[0].startswith("thought for ") and lines[0].endswith("(7 words)")
+    later = [ReasoningDelta("check \x1b[2J the sum"), TextDelta("Checked.")]
+    out = io.StringIO()
+    renderer = LiveRenderer(Console(file=out, width=80), Path())
+    with renderer.turn("qwen"):
+        for event in [TurnStarted(1), *thoughts, *answer("It is 4.")[1:-1], *later]:
+            renderer.handle(event)
+    lines = [line for line in out.getvalue().splitlines() if line.strip()]
+    assert lines[0].startswith("thought for ")
+    assert lines[0].endswith("(7 words) · /reasoning shows it")
     assert lines[1] == "It is 4."
-    assert "the user asks" not in text
+    assert "the user asks" not in out.getvalue()
+
+    out.truncate(0)
+    out.seek(0)
+    renderer.show_reasoning()
+    assert out.getvalue() == "the user asks for two plus two\n\ncheck \\x1b[2J the sum\n"
+
+    with renderer.turn("qwen"):
+        for event in answer("No thinking this time."):
+            renderer.handle(event)
+    out.truncate(0)
+    out.seek(0)
+    renderer.show_reasoning()
+    assert out.getvalue() == "the last answer came without reasoning\n"
 
 
 def test_an_edit_shows_its_diff_unless_the_approval_prompt_did(tmp_path: Path) -> None:

@@ -276,6 +276,9 @@ class Repl:
         self.options, self.conversation = options, Tally()
         self._banner()
 
+    async def _cmd_reasoning(self) -> None:
+        self.renderer.show_reasoning()
+
     async def _cmd_cost(self) -> None:
         self.renderer.say(f"this conversation: {self.conversation}")
         if self.total.requests != self.conversation.requests:

@@ -42,6 +42,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("clear", "/clear", "start a new conversation"),
     CommandSpec("resume", "/resume [ID]", "list recent sessions here, or continue session ID", 1),
     CommandSpec("cost", "/cost", "tokens used so far"),
+    CommandSpec("reasoning", "/reasoning", "the model's reasoning for the last answer, in full"),
     CommandSpec("exit", "/exit", "leave (also Ctrl-D, or Ctrl-C twice)"),
 )
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}

@@ -89,6 +89,7 @@ class LiveRenderer:
         self._blocks_shown = 0
         self.reasoning: list[str] = []
         self.reasoning_since: float | None = None
+        self.collapsed_reasoning: list[str] = []
         self.activity: tuple[str, float] | None = None
         self._previews: dict[str, list[str]] = {}
         self._started = 0.0
@@ -102,6 +103,7 @@ class LiveRenderer:
     def turn(self, model: str) -> Iterator[None]:
         """Around one prompt's run; whatever ends it, the screen is left tidy."""
         self._started, self._model = time.perf_counter(), printable(model)
+        self.collapsed_reasoning = []
         self._set_activity(f"waiting for {self._model}")
         self.resume()
         try:
@@ -208,9 +210,17 @@ class LiveRenderer:
     def _end_reasoning(self) -> None:
         if self.reasoning_since is not None:
             seconds = time.perf_counter() - self.reasoning_since
-            words = len("".join(self.reasoning).split())
+            thought = "".join(self.reasoning)
+            words = len(thought.split())
+            self.collapsed_reasoning.append(thought.strip())
             self.reasoning, self.reasoning_since = [], None
-            self.console.print(Text(f"thought for {duration(seconds)} ({words} words)", "dim"))
+            summary = f"thought for {duration(seconds)} ({words} words)"
+            self.console.print(Text(f"{summary} · /reasoning shows it", "dim"))
+
+    def show_reasoning(self) -> None:
+        """The reasoning the last prompt's replies collapsed, in full (``/reasoning``)."""
+        shown = "\n\n".join(part for part in self.collapsed_reasoning if part)
+        self.say(shown or "the last answer came without reasoning", "dim")
 
     def _settle(self) -> None:
         """Whatever was streaming is complete: print it for good."""
