@@ -19,7 +19,7 @@ from nehanda.errors import ConfigError, NehandaError, ToolsUnsupportedError
 from nehanda.providers.base import Capabilities, ChatRequest, Provider
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
-from nehanda.providers.http import redact_url
+from nehanda.providers.http_errors import redact_url
 from nehanda.providers.ollama import context_window
 from nehanda.settings import Flags, ProviderConfig, Settings, load_settings, resolve_named_provider
 from nehanda.tool_support import ToolSupportCache

@@ -53,7 +53,7 @@ PROFILES: dict[str, ProviderProfile] = {
     "lmstudio": ProviderProfile("lmstudio", "http://127.0.0.1:1234/v1", models_path="/models"),
     # vLLM streams reasoning as ``reasoning_content`` and, started without
     # --enable-auto-tool-choice, refuses tools with a 400 that triggers the rescue fallback;
-    # the OpenAI-compatible adapter and the refusal phrases in providers/http.py cover both.
+    # the OpenAI-compatible adapter and the refusal phrases in providers/http_errors.py cover both.
     "vllm": ProviderProfile("vllm", "http://127.0.0.1:8000/v1", models_path="/models"),
     "ollama": ProviderProfile(
         "ollama",

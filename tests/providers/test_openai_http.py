@@ -14,17 +14,15 @@ from nehanda.errors import (
     RateLimitError,
     ToolsUnsupportedError,
 )
-from nehanda.providers.http import (
+from nehanda.providers.http import RetryPolicy, parse_retry_after, timeout_for
+from nehanda.providers.http_errors import (
     MAX_MESSAGE_CHARS,
-    RetryPolicy,
     Target,
     error_message,
     mask,
-    parse_retry_after,
     redact_url,
     secrets_in,
     status_error,
-    timeout_for,
 )
 
 TARGET = Target("http://127.0.0.1:8000/v1/chat/completions", "vllm", "qwen")

@@ -36,13 +36,8 @@ from nehanda.events import (
 from nehanda.model_config import profile_for
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.providers.http import (
-    HTTPProvider,
-    RetryPolicy,
-    Target,
-    error_message,
-    open_stream,
-)
+from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
+from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.ollama_show import OllamaModelInfo, explained
 from nehanda.providers.openai_compat import tool_to_openai
 from nehanda.providers.sse import NDJSONDecoder

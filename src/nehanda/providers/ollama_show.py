@@ -19,7 +19,8 @@ import httpx
 
 from nehanda.errors import ProviderConnectionError, ProviderStatusError
 from nehanda.providers.base import Capabilities
-from nehanda.providers.http import RetryPolicy, Target, redact_url, request_json
+from nehanda.providers.http import RetryPolicy, request_json
+from nehanda.providers.http_errors import Target, redact_url
 from nehanda.settings import ProviderConfig
 from nehanda.tool_support import ToolSupportCache
 

@@ -39,13 +39,8 @@ from nehanda.events import (
 from nehanda.model_config import omit_tool_choice
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.providers.http import (
-    HTTPProvider,
-    RetryPolicy,
-    Target,
-    error_message,
-    open_stream,
-)
+from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
+from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.sse import SSEDecoder, SSEEvent
 from nehanda.settings import ProviderConfig
 from nehanda.types import (

@@ -1,0 +1,197 @@
+"""HTTP failures as typed errors: the server's own words, never a credential.
+
+``status_error`` maps an error answer to the ``nehanda.errors`` class a caller can act
+on (a refusal of native tools, a context overflow, bad credentials, a rate limit) by
+status and by the phrases servers use; ``transport_error`` says why a connection failed
+or went quiet. Messages name the provider, model and URL (without user info or query)
+and have every secret from the request headers masked.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from nehanda.errors import (
+    AuthenticationError,
+    ContextTooLongError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderStatusError,
+    ProviderTimeout,
+    RateLimitError,
+    ToolsUnsupportedError,
+)
+
+MAX_MESSAGE_CHARS = 500
+
+TOOLS_UNSUPPORTED_PHRASES: tuple[str, ...] = (
+    "does not support tools",  # Ollama: "registry.ollama.ai/library/x does not support tools"
+    "does not support tool",  # "... does not support tool use / tool calling"
+    '"auto" tool choice requires',  # vLLM without --enable-auto-tool-choice
+    "--enable-auto-tool-choice",
+    "tools param requires --jinja",  # llama.cpp server without --jinja (HTTP 500)
+    "cannot use tools with stream",  # older llama.cpp server
+    "no endpoints found that support tool use",  # OpenRouter
+    "tool calling is not supported",
+    "tool use is not supported",
+    "tools are not supported",
+    "tools is not supported",
+    "function calling is not supported",
+    "does not support function calling",
+)
+"""Lower-case phrases that mean the server or model refuses native tools."""
+
+CONTEXT_TOO_LONG_PHRASES: tuple[str, ...] = (
+    "maximum context length",  # OpenAI, vLLM
+    "context_length_exceeded",  # OpenAI error code
+    "exceeds the available context size",  # llama.cpp server
+    "exceed_context_size",  # llama.cpp error type
+    "context window",
+    "prompt is too long",  # Anthropic
+    "input is too long",
+    "too many tokens",
+)
+"""Lower-case phrases that mean the request does not fit the model's context."""
+
+_SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "proxy-authorization"})
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a request goes and on whose behalf, for error messages."""
+
+    url: str
+    provider: str
+    model: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.provider} (model {self.model})" if self.model else self.provider
+
+
+def redact_url(url: str) -> str:
+    """The URL without user info or query string, which may hold credentials."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def secrets_in(headers: Mapping[str, str] | None) -> tuple[str, ...]:
+    """Credential values carried by the request headers, to mask in messages."""
+    found: list[str] = []
+    for key, value in (headers or {}).items():
+        if key.lower() in _SECRET_HEADERS and value:
+            found.append(value)
+            scheme, _, token = value.partition(" ")
+            if token and scheme.lower() in ("bearer", "basic", "token"):
+                found.append(token.strip())
+    return tuple(s for s in found if len(s) >= 4)
+
+
+def mask(text: str, secrets: Iterable[str]) -> str:
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+def error_message(body: str) -> str:
+    """The server's own words from an error body, whatever shape it uses."""
+    try:
+        data: Any = json.loads(body)
+    except ValueError:
+        return _shorten(body)
+    return _shorten(_message_from(data) or body)
+
+
+def _message_from(data: Any) -> str | None:
+    if isinstance(data, str):
+        return data
+    if isinstance(data, list) and data:  # FastAPI validation: [{"msg": ...}, ...]
+        return "; ".join(filter(None, (_message_from(item) for item in data))) or None
+    if not isinstance(data, dict):
+        return None
+    for key in ("error", "detail", "message", "msg"):
+        value = data.get(key)
+        if value:
+            found = _message_from(value)
+            if found:
+                return found
+    return None
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) <= MAX_MESSAGE_CHARS:
+        return text
+    return text[: MAX_MESSAGE_CHARS - 1] + "…"
+
+
+def _matches(text: str, phrases: Iterable[str]) -> bool:
+    lowered = text.lower()
+    return any(phrase in lowered for phrase in phrases)
+
+
+def status_error(
+    status: int, body: str, target: Target, *, secrets: Iterable[str] = ()
+) -> ProviderError:
+    """The typed error for an HTTP error answer, with the server's message."""
+    secrets = tuple(secrets)
+    body = mask(body, secrets)
+    reason = error_message(body) or httpx.codes.get_reason_phrase(status) or "no message"
+    where = f"{target.label}: HTTP {status} from {redact_url(target.url)}"
+    names = {"provider": target.provider, "model": target.model}
+    if _matches(body, TOOLS_UNSUPPORTED_PHRASES):
+        return ToolsUnsupportedError(f"{where}: the server refused native tools: {reason}", **names)
+    cls: type[ProviderStatusError] = ProviderStatusError
+    if status in (401, 403):
+        cls, reason = AuthenticationError, f"the server refused the credentials: {reason}"
+    elif status in (429, 529):  # 529: Anthropic's "overloaded"
+        cls = RateLimitError
+    elif _matches(body, CONTEXT_TOO_LONG_PHRASES):
+        cls = ContextTooLongError
+    return cls(f"{where}: {reason}", status=status, body=body, **names)
+
+
+def transport_error(
+    exc: httpx.TransportError, target: Target, timeout: httpx.Timeout
+) -> ProviderError:
+    url, names = redact_url(target.url), {"provider": target.provider, "model": target.model}
+    if isinstance(exc, httpx.ConnectTimeout):
+        return ProviderTimeout(
+            f"{target.label}: no connection to {url} within {timeout.connect}s (connect timeout)",
+            **names,
+        )
+    if isinstance(exc, httpx.ReadTimeout):
+        return ProviderTimeout(
+            f"{target.label}: {url} sent nothing for {timeout.read}s (read timeout)", **names
+        )
+    if isinstance(exc, httpx.TimeoutException):
+        return ProviderTimeout(f"{target.label}: timed out talking to {url}: {exc}", **names)
+    if isinstance(exc, httpx.ConnectError):
+        return ProviderConnectionError(
+            f"{target.label}: could not connect to {url}: {_connect_reason(exc)}", **names
+        )
+    detail = str(exc) or type(exc).__name__
+    return ProviderConnectionError(f"{target.label}: connection to {url} failed: {detail}", **names)
+
+
+def _connect_reason(exc: BaseException) -> str:
+    """The most telling cause in the chain: httpx itself says "All connection attempts failed"."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused (is the server running on that port?)"
+        if isinstance(cause, socket.gaierror):
+            return f"host not found ({cause.strerror})"
+        cause = cause.__cause__ or cause.__context__
+    return str(exc) or type(exc).__name__
