@@ -265,3 +265,38 @@ def test_piped_prompts_run_one_per_line(server: ScriptedServer, workspace: Path)
     assert "Install it with pip install widget." in done.stdout
     assert "Read   in the workspace: runs; outside it: asks first" in done.stdout
     assert "\x1b" not in done.stdout
+
+
+@pytest.mark.parametrize("key", ["y", "n"])
+def test_a_folder_whose_settings_ask_for_trust_is_offered_it_at_start(
+    spawn: Any, workspace: Path, key: str
+) -> None:
+    settings = workspace / ".nehanda" / "settings.toml"
+    settings.parent.mkdir()
+    settings.write_text('[permissions]\nallow = ["Bash(make test)"]\n')
+    store = Path(os.environ["XDG_STATE_HOME"]) / "nehanda" / "trusted_folders.json"
+    child = spawn()
+    child.expect("permissions.allow")
+    child.expect_exact("Trust this folder? (y = yes, n = no) ")
+    child.send(key)
+    if key == "y":
+        child.expect("yes; trusted")
+        child.expect_exact(PROMPT)
+        assert "were ignored" not in child.logfile_read.getvalue()
+        assert json.loads(store.read_text())["folders"] == [str(workspace.resolve())]
+    else:
+        child.expect("no; its settings will be applied only in part")
+        child.expect("were ignored")
+        child.expect_exact(PROMPT)
+        assert not store.exists()
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+
+    again = spawn()
+    if key == "n":  # asked again at every start until trusted
+        again.expect_exact("Trust this folder?")
+        again.send("n")
+    again.expect_exact(PROMPT)
+    assert again.logfile_read.getvalue().count("Trust this folder?") == (key == "n")
+    again.sendcontrol("d")
+    again.expect(pexpect.EOF)

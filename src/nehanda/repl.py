@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -33,9 +34,10 @@ from nehanda.session import (
     reopen_session,
 )
 from nehanda.session_list import describe_sessions
-from nehanda.settings import Flags
+from nehanda.settings import Flags, load_settings, project_settings_path
+from nehanda.trust import trust_folder
 from nehanda.types import ToolUse, Usage
-from nehanda.ui.approval import Answer, Approver
+from nehanda.ui.approval import Answer, Approver, read_key
 from nehanda.ui.live import LiveRenderer, make_console
 from nehanda.ui.permissions_view import describe_permissions, describe_tools
 
@@ -51,6 +53,7 @@ def run_repl(options: SessionOptions) -> int:
 async def _main(options: SessionOptions) -> int:
     renderer = LiveRenderer(make_console(), options.workspace)
     try:
+        await _offer_trust(options, renderer)
         chat = await open_session(options)
     except NehandaError as exc:
         renderer.error(str(exc))
@@ -60,6 +63,28 @@ async def _main(options: SessionOptions) -> int:
         return await repl.run()
     finally:
         await repl.chat.close()
+
+
+async def _offer_trust(options: SessionOptions, renderer: LiveRenderer) -> None:
+    """At a terminal, offers to trust a folder whose project settings would be partly
+    ignored, as other agents ask before they act on a folder new to them."""
+    if not (sys.stdin.isatty() and renderer.console.is_terminal):
+        return
+    ignored = load_settings(options.workspace, options.flags).untrusted_ignored
+    if not ignored:
+        return
+    renderer.say(
+        f"{project_settings_path(options.workspace)} sets {', '.join(ignored)}, which a "
+        "project may set only once you trust its folder. Trust it only if you trust whoever "
+        "wrote it: its settings may then let commands run without asking, and send the "
+        "conversation and your API keys to the servers it names.",
+        "yellow",
+    )
+    renderer.console.print("Trust this folder? (y = yes, n = no) ", end="")
+    if (await read_key(sys.stdin)).lower() == "y":
+        renderer.say(f"yes; trusted {trust_folder(options.workspace)}")
+    else:
+        renderer.say("no; its settings will be applied only in part")
 
 
 @dataclass

@@ -68,7 +68,7 @@ class TerminalApprover:
         while True:
             self.output.write(f"Run it? ({escape_hidden(choices)}) ")
             self.output.flush()
-            key = (await self._read_key()).lower()
+            key = (await read_key(self.input)).lower()
             if key == "y":
                 self.output.write("yes\n")
                 return Answer(run=True)
@@ -80,19 +80,21 @@ class TerminalApprover:
                 return Answer(run=False, reason="the user said no")
             self.output.write("\n")
 
-    async def _read_key(self) -> str:
-        if not _is_terminal(self.input):
-            return self.input.read(1)
-        import termios
-        import tty
 
-        descriptor = self.input.fileno()
-        saved = termios.tcgetattr(descriptor)
-        try:
-            tty.setcbreak(descriptor)
-            return await _next_char(descriptor)
-        finally:
-            termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
+async def read_key(stream: IO[str]) -> str:
+    """One key from a terminal, without waiting for Enter; one character elsewhere."""
+    if not _is_terminal(stream):
+        return stream.read(1)
+    import termios
+    import tty
+
+    descriptor = stream.fileno()
+    saved = termios.tcgetattr(descriptor)
+    try:
+        tty.setcbreak(descriptor)
+        return await _next_char(descriptor)
+    finally:
+        termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
 
 
 def _is_terminal(stream: IO[str]) -> bool:
