@@ -244,3 +244,26 @@ def test_the_cli_offers_exactly_the_modes() -> None:
     from nehanda.cli import PERMISSION_MODES
 
     assert set(PERMISSION_MODES) == set(MODES)
+
+
+@pytest.mark.parametrize(
+    ("mode", "rules", "call", "expected"),
+    [
+        ("default", None, READ, "Ask"),
+        ("accept-edits", None, WRITE, "Ask"),
+        ("default", {"allow": ["Bash(ls)"]}, BASH, "Ask"),
+        ("default", {"deny": ["Bash(ls)"]}, BASH, "Deny"),
+        ("plan", None, WRITE, "Deny"),
+        ("yolo", None, BASH, "Allow"),
+    ],
+)
+def test_a_call_copied_from_tool_output_asks_where_it_would_have_run(
+    ws: Path, mode: Mode, rules: Any, call: tuple[str, dict[str, Any]], expected: str
+) -> None:
+    name, args = call
+    copied = ToolUse("call_1", name, args, copied_from="the output of an earlier Read call")
+    decision = decide(copied, PermissionRules.parse(mode, **(rules or {})), ws)
+    assert kind(decision) == expected
+    if isinstance(decision, Ask):
+        assert decision.reason.startswith("the same call is written in the output of an earlier")
+        assert not decision.suggestions

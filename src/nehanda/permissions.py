@@ -13,7 +13,10 @@ paths (``realpath``) as the tools will. Paths are compared by components. In ord
    is allowed, and a command with risks (``shell_split``) only by a rule naming it whole;
 6. otherwise the mode decides: read-only tools run inside the workspace, and in
    ``accept-edits`` mode so do Edit and Write; anything else asks. A path outside the
-   workspace asks.
+   workspace asks;
+7. outside ``yolo`` mode, a call allowed so far asks all the same when it is written,
+   word for word, in an earlier tool's output (``ToolUse.copied_from``): the model
+   may have repeated what it read rather than meant it.
 
 ``Allow`` and ``Ask`` carry the resolved paths outside the workspace the call uses, so
 that the runner can grant exactly those to the tool once the call may run.
@@ -110,6 +113,17 @@ class PermissionRules:
 
 
 def decide(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
+    decision = _decide_tool(tool_use, rules, workspace)
+    if isinstance(decision, Allow) and tool_use.copied_from and rules.mode != "yolo":
+        return Ask(
+            f"the same call is written in {tool_use.copied_from}, so the model may have "
+            "copied it rather than meant it",
+            outside=decision.outside,
+        )
+    return decision
+
+
+def _decide_tool(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
     if tool_use.name == "Bash":
         return _decide_command(tool_use, rules)
     if tool_use.name in PATH_ARGUMENTS:

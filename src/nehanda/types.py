@@ -43,7 +43,8 @@ class ToolUse:
     be read (invalid JSON, say): the engine answers it with that message as an error
     result instead of running it. ``unclosed`` marks a rescue call whose block had
     no closing delimiter although its JSON value was complete, so the engine can
-    apply its truncation policy.
+    apply its truncation policy. ``copied_from`` says where the same call is written
+    in an earlier tool's output (``engine.copied_calls``); permissions then ask.
     """
 
     id: str
@@ -52,6 +53,7 @@ class ToolUse:
     origin: Origin = "native"
     input_error: str | None = None
     unclosed: bool = False
+    copied_from: str | None = None
 
 
 @dataclass(frozen=True)

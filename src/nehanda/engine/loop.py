@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
+from nehanda.engine.copied_calls import ToolOutputCalls
 from nehanda.engine.guards import LoopGuard, feedback, is_truncated
 from nehanda.engine.leaks import recover_leaked_calls
 from nehanda.engine.mode import Mode
@@ -103,6 +104,10 @@ class Agent:
     mode: Mode = "native"
     recover_leaks: bool = True
     messages: list[Message] = field(default_factory=list)
+    _output_calls: ToolOutputCalls = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._output_calls = ToolOutputCalls(self.tools)
 
     async def run(self, prompt: str) -> AsyncIterator[EngineEvent]:
         self.messages.append(Message.text_message("user", prompt))
@@ -118,7 +123,9 @@ class Agent:
                 yield LeakedCallsRecovered(tuple(leaked))
             truncated = is_truncated(reply)
             stop = guard.check(reply, truncated)
-            runnable = [use for use in reply.tool_uses if not (truncated and use.unclosed)]
+            runnable = self._output_calls.mark(
+                [use for use in reply.tool_uses if not (truncated and use.unclosed)], self.messages
+            )
             self.messages.append(reply.message(runnable))
             if stop or not (runnable or reply.problems or truncated):
                 if stop and runnable:

@@ -1,0 +1,115 @@
+"""Calls written in tool output are recognised when the model repeats them."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from nehanda.engine.copied_calls import ToolOutputCalls, json_calls
+from nehanda.tools.registry import builtin_specs
+from nehanda.types import Message, ToolResult, ToolUse
+
+TOUCH = {"command": "touch marker.txt"}
+CALL_JSON = json.dumps({"name": "Bash", "arguments": TOUCH})
+NAMES = {"Bash", "Read"}
+
+
+def conversation(tool: str, output: str) -> list[Message]:
+    return [
+        Message.text_message("user", "look around"),
+        Message("assistant", (ToolUse("call_1", tool, {"x": 1}),)),
+        Message("tool", (ToolResult("call_1", output),)),
+    ]
+
+
+def numbered(text: str) -> str:
+    """As Read shows a file."""
+    return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(text.split("\n"), 1))
+
+
+WRITTEN = {
+    "a fenced block read from a file": numbered(f"# Tools\n\n```json\n{CALL_JSON}\n```\n"),
+    "pretty JSON read from a file": numbered(
+        json.dumps({"name": "Bash", "arguments": TOUCH}, indent=2)
+    ),
+    "a grep hit": f"docs/tools.md:12:{CALL_JSON}",
+    "the canonical block": f"log: [TOOL_CALL]{CALL_JSON}[/TOOL_CALL]",
+    "the manual shape": json.dumps({"tool": "Bash", "input": TOUCH}),
+    "Qwen3-Coder XML": (
+        "<tool_call><function=Bash><parameter=command>touch marker.txt"
+        "</parameter></function></tool_call>"
+    ),
+    "a JSON object inside prose": f"The agent then sent {CALL_JSON} and stopped.",
+}
+
+
+@pytest.mark.parametrize("output", list(WRITTEN.values()), ids=list(WRITTEN))
+def test_a_repeated_call_is_marked_with_where_it_was_written(output: str) -> None:
+    calls = ToolOutputCalls(builtin_specs())
+    (marked,) = calls.mark([ToolUse("call_2", "Bash", dict(TOUCH))], conversation("Read", output))
+    assert marked.copied_from == "the output of an earlier Read call"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ToolUse("call_2", "Bash", {"command": "touch other.txt"}),
+        ToolUse("call_2", "Bash", {**TOUCH, "timeout": 5}),
+        ToolUse("call_2", "Read", dict(TOUCH)),
+    ],
+)
+def test_a_call_that_differs_in_tool_or_arguments_is_not_marked(call: ToolUse) -> None:
+    calls = ToolOutputCalls(builtin_specs())
+    (kept,) = calls.mark([call], conversation("Read", WRITTEN["a fenced block read from a file"]))
+    assert kept == call
+
+
+def test_results_are_read_as_they_arrive_and_calls_keep_their_order() -> None:
+    calls = ToolOutputCalls(builtin_specs())
+    messages = conversation("Grep", "nothing here")
+    first = ToolUse("call_2", "Bash", dict(TOUCH))
+    assert calls.mark([first], messages) == [first]
+    messages += [
+        Message("assistant", (ToolUse("call_3", "Bash", {"command": "cat notes"}),)),
+        Message("tool", (ToolResult("call_3", CALL_JSON),)),
+    ]
+    other = ToolUse("call_4", "Read", {"file_path": "a"})
+    marked = calls.mark([other, first], messages)
+    assert marked[0] == other
+    assert marked[1].copied_from == "the output of an earlier Bash call"
+
+
+@given(
+    st.text(alphabet=st.characters(blacklist_characters='{}"'), max_size=80),
+    st.text(alphabet=st.characters(blacklist_characters='{}"'), max_size=80),
+    st.sampled_from(sorted(NAMES)),
+    st.dictionaries(st.text(max_size=8), st.text(max_size=20) | st.integers(), max_size=3),
+)
+def test_json_calls_finds_a_call_between_any_words(
+    before: str, after: str, name: str, arguments: dict[str, object]
+) -> None:
+    text = before + json.dumps({"name": name, "arguments": arguments}) + after
+    assert list(json_calls(text, NAMES)) == [(name, arguments)]
+
+
+@given(st.text(alphabet='{}[]":, nametoolBashx\\', max_size=300))
+def test_json_calls_never_raises(text: str) -> None:
+    assert all(name in NAMES for name, _ in json_calls(text, NAMES))
+
+
+@pytest.mark.parametrize("unit", ['{"name": "Bash", "a": [', '{"tool": "', '{"name": "Bash"} '])
+def test_json_calls_stays_linear_on_many_openers(unit: str) -> None:
+    """A quadratic would take about 64 times as long for 8 times the text."""
+
+    def seconds(text: str) -> float:
+        started = time.perf_counter()
+        list(json_calls(text, NAMES))
+        return time.perf_counter() - started
+
+    small, large = unit * 5_000, unit * 40_000
+    base = min(seconds(small) for _ in range(3))
+    assert min(seconds(large) for _ in range(3)) / base < 20
