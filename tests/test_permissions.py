@@ -152,11 +152,20 @@ def test_a_deny_rule_is_not_led_around_by_a_symlink(ws: Path) -> None:
 
 
 def test_an_allow_rule_judges_the_resolved_path(ws: Path) -> None:
-    rules = {"allow": ["Edit(out-link/**)"]}
+    rules = {"allow": [f"Edit({ws.parent}/outside/**)"]}
     decision = judge(ws, "Write", rules=rules, file_path="out-link/x", content="")
     assert isinstance(decision, Allow)
     assert decision.outside == (ws.parent / "outside/x",)
     assert isinstance(judge(ws, "Write", rules=rules, file_path="../outside/x", content=""), Allow)
+
+
+def test_a_workspace_allow_rule_does_not_follow_a_symlink_out_of_the_workspace(ws: Path) -> None:
+    rules = {"allow": ["Edit(out-link/**)", "Read(out-link/**)"]}
+    wrote = judge(ws, "Write", rules=rules, file_path="out-link/x", content="")
+    assert isinstance(wrote, Ask) and "outside the workspace" in wrote.reason
+    assert isinstance(judge(ws, "Read", rules=rules, file_path="out-link/x"), Ask)
+    inside = {"allow": ["Edit(in-link/**)"]}
+    assert isinstance(judge(ws, "Write", rules=inside, file_path="in-link/x", content=""), Allow)
 
 
 @pytest.mark.parametrize(

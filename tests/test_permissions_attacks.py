@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -141,6 +142,60 @@ def test_reads_through_a_symlink_out_of_the_workspace_are_refused(ws: Path) -> N
     listing = call(ws, "LS", path="out")
     assert_refused(listing)
     assert "secret.txt" not in listing.content
+
+
+def test_an_allow_rule_for_the_workspace_does_not_follow_its_symlinks_out(ws: Path) -> None:
+    """The project ships ``out -> ../outside``; the user allowed ``Edit(out/**)`` and
+    ``Read(out/**)`` meaning files in the project."""
+    marker = ws.parent / "outside" / "marker"
+    wrote = call(ws, "Write", allow=["Edit(out/**)"], file_path="out/marker", content="pwned")
+    assert_refused(wrote)
+    assert "outside the workspace" in wrote.content
+    assert not marker.exists()
+    read = call(ws, "Read", allow=["Read(out/**)"], file_path="out/secret.txt")
+    assert_refused(read)
+    assert "the secret" not in read.content
+
+
+def test_control_a_rule_naming_the_outside_place_itself_allows_it(ws: Path) -> None:
+    marker = ws.parent / "outside" / "marker"
+    allow = [f"Edit({ws.parent}/outside/**)"]
+    result = call(ws, "Write", allow=allow, file_path="out/marker", content="ok")
+    assert not result.is_error, result.content
+    assert marker.read_text() == "ok"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ls < /dev/tcp/127.0.0.1/{port}",
+        "ls < /dev//tcp/127.0.0.1/{port}",
+        "ls 0</dev/tcp/127.0.0.1/{port}",
+        "ls < /dev/tcp/$HOST/{port}",
+    ],
+)
+def test_a_prefix_rule_opens_no_connection_through_an_input_redirection(
+    ws: Path, command: str
+) -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        port = listener.getsockname()[1]
+        result = call(ws, "Bash", allow=["Bash(ls:*)"], command=command.format(port=port))
+        assert_refused(result)
+        with pytest.raises(TimeoutError):
+            listener.accept()
+
+
+@pytest.mark.parametrize("command", ["/usr/bin/touch {m}", "./bin/../touch {m}"])
+def test_deny_rules_match_a_command_run_by_its_path(ws: Path, command: str) -> None:
+    marker = ws / "marker"
+    rules = PermissionRules.parse("yolo", deny=["Bash(touch:*)"])
+    gate = ToolGate(ToolContext(ws), rules, NoTerminal())
+    result = asyncio.run(gate(ToolUse("1", "Bash", {"command": command.format(m=marker)})))
+    assert_refused(result)
+    assert not marker.exists()
 
 
 @pytest.mark.parametrize(

@@ -145,5 +145,10 @@ def _path_pattern(spec: str, workspace: Path) -> _PathPattern:
         root, relative = workspace, spec.removeprefix("./")
     base, rest = split_literal_prefix("" if relative == "." else relative)
     lexical = Path(os.path.normpath(root / base))
+    resolved = Path(os.path.realpath(lexical))
+    if root == workspace and not is_inside(resolved, workspace):
+        # A rule written for the workspace cannot follow the project's own symlinks
+        # out of it: "Edit(src/**)" with src -> ~ must not cover the home directory.
+        resolved = lexical
     rest_regex = compile_glob(rest) if rest else None
-    return _PathPattern(lexical, Path(os.path.realpath(lexical)), rest_regex)
+    return _PathPattern(lexical, resolved, rest_regex)

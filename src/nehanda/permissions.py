@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from nehanda.permission_rules import (
@@ -139,11 +139,11 @@ def _decide_command(tool_use: ToolUse, rules: PermissionRules) -> Decision:
     if not isinstance(command, str):
         return Ask("the call gives no command")
     shell = analyse(command)
-    if rule := _command_rule(rules.deny, command, shell.everywhere()):
+    if rule := _command_rule(rules.deny, command, _with_bare_names(shell.everywhere())):
         return Deny(f"the deny rule {rule.text} matches this command")
     if rules.mode != "default" and rules.mode != "accept-edits":
         return _mode_verdict(rules.mode, "Bash")
-    if rule := _command_rule(rules.ask, command, shell.everywhere()):
+    if rule := _command_rule(rules.ask, command, _with_bare_names(shell.everywhere())):
         return Ask(f"the ask rule {rule.text} matches this command")
     whole = command.strip()
     if any(rule.covers("Bash") and rule.specifier == whole for rule in rules.allow):
@@ -161,6 +161,17 @@ def _decide_command(tool_use: ToolUse, rules: PermissionRules) -> Decision:
         f"no allow rule covers {listed}; commands ask before they run",
         tuple(f"Bash({part.text})" for part in unmatched),
     )
+
+
+def _with_bare_names(parts: Iterable[SimpleCommand]) -> list[SimpleCommand]:
+    """Each part and, for one run by its path (``/usr/bin/git push``), the same part with
+    the bare name, so that spelling out the path leads around no deny or ask rule."""
+    found = list(parts)
+    for part in list(found):
+        if part.words and "/" in part.words[0]:
+            bare = PurePosixPath(part.words[0]).name
+            found.append(replace(part, words=(bare, *part.words[1:])))
+    return found
 
 
 def _command_rule(

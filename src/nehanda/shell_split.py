@@ -15,6 +15,7 @@ understand makes a command riskier, never safer. ``analyse`` returns
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
@@ -135,7 +136,7 @@ class _Scanner:
         word, expanded = "".join(self._word), self._expanded
         self._word, self._expanded, self._quoted = None, False, False
         if self._redirect is not None:
-            self._judge_redirect(self._redirect, word)
+            self._judge_redirect(self._redirect, word, expanded)
             self._redirect = None
         else:
             in_command_position = all(_ASSIGNMENT.match(done) for done in self._words)
@@ -289,8 +290,16 @@ class _Scanner:
         if self._redirect in ("<<", "<<-"):
             self._risk("uses a here-document (<<)")
 
-    def _judge_redirect(self, operator: str, target: str) -> None:
-        if operator in ("<", "<<<", "<<", "<<-"):
+    def _judge_redirect(self, operator: str, target: str, expanded: bool) -> None:
+        if operator in ("<<<", "<<", "<<-"):
+            return
+        if operator == "<":
+            # bash itself opens /dev/tcp and /dev/udp paths as network connections, and
+            # an expansion could put a secret into the address it looks up.
+            if posixpath.normpath(target).startswith(("/dev/tcp/", "/dev/udp/")):
+                self._risk(f"opens a network connection (< {_short(target)})")
+            elif expanded:
+                self._risk(f"reads from a path built by an expansion (< {_short(target)})")
             return
         if operator in (">&", "<&") and (target.isdigit() or target == "-"):
             return
