@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
-from fakes import FakeProvider, text_reply
-from nehanda.engine.loop import Agent, EngineEvent, RunFinished, ToolExecuted
-from nehanda.events import MessageEnd, StreamEvent, TextDelta, ToolCallProblem, ToolUseEnd
+import pytest
+
+from fakes import FakeProvider, call_reply, text_reply
+from nehanda.engine.guards import TRUNCATION_NOTICE
+from nehanda.engine.loop import Agent, EngineEvent, RunFinished, ToolExecuted, ToolRunner
+from nehanda.engine.mode import Mode
+from nehanda.events import (
+    MessageEnd,
+    StreamEvent,
+    TextDelta,
+    ToolCallProblem,
+    ToolUseEnd,
+    ToolUseStart,
+)
+from nehanda.providers.arguments import native_tool_use
 from nehanda.types import ToolResult, ToolSpec, ToolUse
 
 SPEC = ToolSpec("Read", "Reads a file.", {"type": "object", "properties": {}})
@@ -16,9 +29,15 @@ async def runner(tool_use: ToolUse) -> ToolResult:
     return ToolResult(tool_use.id, "ok")
 
 
-def drive(replies: list[list[StreamEvent]]) -> tuple[list[EngineEvent], FakeProvider]:
+async def refusing(tool_use: ToolUse) -> ToolResult:
+    return ToolResult(tool_use.id, "Permission denied: Read was not run.", is_error=True)
+
+
+def drive(
+    replies: list[list[StreamEvent]], mode: Mode = "rescue", run_tool: ToolRunner = runner
+) -> tuple[list[EngineEvent], FakeProvider]:
     provider = FakeProvider(replies)
-    agent = Agent(provider, "m", (SPEC,), runner, mode="rescue")
+    agent = Agent(provider, "m", (SPEC,), run_tool, mode=mode)
 
     async def collect() -> list[EngineEvent]:
         return [event async for event in agent.run("go")]
@@ -34,6 +53,29 @@ def bad_format() -> list[StreamEvent]:
 def cut_call() -> list[StreamEvent]:
     use = ToolUse("c", "Read", {"file_path": "big.txt"}, origin="rescue", unclosed=True)
     return [TextDelta("Reading"), ToolUseEnd(0, use), MessageEnd("max_tokens")]
+
+
+def cut_native_call() -> list[StreamEvent]:
+    use = native_tool_use("n", "Read", '{"file_path": "big.t')
+    return [ToolUseStart(0, "n", "Read"), ToolUseEnd(0, use), MessageEnd("max_tokens")]
+
+
+def unknown_tool(turn: int) -> list[StreamEvent]:
+    return call_reply(ToolUse(f"u{turn}", f"Tool{turn}", {"x": turn}))
+
+
+def bad_arguments(turn: int) -> list[StreamEvent]:
+    return call_reply(ToolUse(f"b{turn}", "Read", {"path": f"x{turn}"}))
+
+
+def good_read(turn: int) -> list[StreamEvent]:
+    return call_reply(ToolUse(f"g{turn}", "Read", {"file_path": f"x{turn}"}))
+
+
+def finished_of(events: list[EngineEvent]) -> RunFinished:
+    finished = events[-1]
+    assert isinstance(finished, RunFinished)
+    return finished
 
 
 def test_problems_go_back_to_the_model_and_the_loop_goes_on() -> None:
@@ -106,3 +148,50 @@ def test_calls_of_a_stopped_run_are_answered_as_not_run() -> None:
     last = agent.messages[-1]
     assert last.role == "tool" and [r.tool_use_id for r in last.tool_results] == ["c"]
     assert last.tool_results[0].is_error and "Not run" in last.tool_results[0].content
+
+
+@pytest.mark.parametrize("mode", ["native", "rescue"])
+@pytest.mark.parametrize("broken", [unknown_tool, bad_arguments])
+def test_three_turns_of_calls_that_fail_validation_stop_the_run(mode: Mode, broken: Any) -> None:
+    events, provider = drive([broken(turn) for turn in range(8)], mode)
+    problem = finished_of(events).problem
+    assert problem and "3 times in a row" in problem
+    assert len(provider.requests) == 3
+
+
+def test_a_call_refused_by_permissions_is_not_a_format_failure() -> None:
+    script = [bad_arguments(1), unknown_tool(2), good_read(3), bad_arguments(4), unknown_tool(5)]
+    events, provider = drive([*script, text_reply("done")], "native", refusing)
+    assert finished_of(events).problem is None
+    assert len(provider.requests) == 6
+
+
+def test_one_valid_call_beside_broken_ones_resets_the_count() -> None:
+    mixed = call_reply(ToolUse("u", "Tool", {}), ToolUse("g", "Read", {"file_path": "x"}))
+    script = [unknown_tool(1), bad_arguments(2), mixed, unknown_tool(4), bad_arguments(5)]
+    events, provider = drive([*script, text_reply("done")], "native")
+    assert finished_of(events).problem is None
+    assert len(provider.requests) == 6
+
+
+def test_native_call_cut_by_the_length_limit_is_not_run_and_the_model_is_asked() -> None:
+    events, provider = drive([cut_native_call(), text_reply("ok")], "native")
+    assert not any(isinstance(e, ToolExecuted) for e in events)
+    asked = provider.requests[1].messages
+    assert TRUNCATION_NOTICE in asked[-1].text
+    assert asked[-1].role == "user" and asked[-2].tool_uses == []
+    assert finished_of(events).problem is None
+
+
+def test_second_native_cut_stops_with_a_clear_error() -> None:
+    events, _ = drive([cut_native_call(), cut_native_call(), text_reply("never")], "native")
+    problem = finished_of(events).problem
+    assert problem and "cut off inside a tool call twice" in problem
+    assert not any(isinstance(e, ToolExecuted) for e in events)
+
+
+def test_complete_native_call_in_a_reply_that_hit_the_limit_still_runs() -> None:
+    use = ToolUse("c", "Read", {"file_path": "x"})
+    events, provider = drive([[ToolUseEnd(0, use), MessageEnd("max_tokens")], text_reply("ok")])
+    assert [e.tool_use.id for e in events if isinstance(e, ToolExecuted)] == ["c"]
+    assert "cut off" not in provider.requests[1].messages[-1].text

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from fakes import FakeProvider
+from fakes import FakeProvider, text_reply
+from nehanda.engine.loop import Agent
 from nehanda.events import (
     MessageEnd,
     ReasoningDelta,
@@ -15,7 +16,7 @@ from nehanda.events import (
 )
 from nehanda.providers.base import ChatRequest
 from nehanda.providers.rescue import RescueProvider
-from nehanda.types import Message, ToolSpec, Usage
+from nehanda.types import Message, ToolResult, ToolSpec, ToolUse, Usage
 
 READ = ToolSpec(
     "Read",
@@ -93,3 +94,24 @@ def test_unknown_tool_is_a_problem_for_the_model() -> None:
     problems = [e for e in events if isinstance(e, ToolCallProblem)]
     assert problems and problems[0].kind == "unknown_tool"
     assert "Read" in problems[0].message
+
+
+def test_feedback_on_a_failed_call_reaches_the_model_beside_the_results() -> None:
+    bogus = '[TOOL_CALL]{"name": "Delete", "arguments": {"path": "/"}}[/TOOL_CALL]'
+    inner = FakeProvider(
+        [[TextDelta(f"{CALL}\n{bogus}"), MessageEnd("end_turn")], text_reply("ok")]
+    )
+
+    async def run_tool(use: ToolUse) -> ToolResult:
+        return ToolResult(use.id, "print('a')")
+
+    async def run() -> None:
+        agent = Agent(RescueProvider(inner), "m", (READ,), run_tool, mode="rescue")
+        async for _ in agent.run("go"):
+            pass
+
+    asyncio.run(run())
+    sent = inner.requests[1].messages[-1]
+    assert sent.role == "user"
+    assert "[TOOL_RESULT name=Read id=" in sent.text and "print('a')" in sent.text
+    assert "Delete" in sent.text.split("[/TOOL_RESULT]")[-1]

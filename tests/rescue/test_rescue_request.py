@@ -127,6 +127,19 @@ def test_results_name_an_error() -> None:
     assert sent.messages[-1].text.startswith("[TOOL_RESULT name=Read id=c error=true]")
 
 
+def test_the_engines_note_follows_the_results_as_plain_text() -> None:
+    note = "Some of your tool calls were not run:\n- [TOOL_CALL] named no known tool."
+    messages = (
+        Message.text_message("user", "q"),
+        Message("assistant", (ToolUse("c", "Read", {"file_path": "x"}),)),
+        Message("tool", (ToolResult("c", "[TOOL_CALL] in a file"), TextPart(note))),
+    )
+    text = rescue_request(ChatRequest("m", messages, (READ,))).messages[-1].text
+    result, after = text.split("[/TOOL_RESULT]")
+    assert "[TOOL_CALL]" not in result
+    assert after.removesuffix(DIRECTIVE).strip() == note
+
+
 def test_without_tools_the_request_is_only_flattened() -> None:
     sent = rescue_request(ChatRequest("m", (Message.text_message("user", "hi"),)))
     assert [m.text for m in sent.messages] == ["hi"]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from nehanda.engine.reply import Reply
 from nehanda.events import ToolCallProblem
+from nehanda.types import ToolUse
 
 MAX_FORMAT_FAILURES = 3
 MAX_REPEATS = 3
@@ -35,9 +36,15 @@ def is_truncated(reply: Reply) -> bool:
     """Whether the reply stopped for length with a call cut short or left unclosed."""
     if reply.end is None or reply.end.stop_reason != "max_tokens":
         return False
-    return any(use.unclosed for use in reply.tool_uses) or any(
+    return any(may_be_cut(use) for use in reply.tool_uses) or any(
         problem.kind == "truncated" for problem in reply.problems
     )
+
+
+def may_be_cut(use: ToolUse) -> bool:
+    """A call the length limit may have cut: its rescue block never closed, or its native
+    arguments are not readable JSON (the limit stops them mid-value)."""
+    return use.unclosed or use.input_error is not None
 
 
 @dataclass
@@ -47,20 +54,22 @@ class LoopGuard:
     repeats: int = 0
     last_calls: str = ""
 
-    def check(self, reply: Reply, truncated: bool) -> str | None:
-        """Records one reply; returns why the run must stop, or ``None`` to go on."""
-        failed = (
-            truncated
-            or any(p.kind != "repaired" for p in reply.problems)
-            or any(use.input_error for use in reply.tool_uses)
+    def check(self, reply: Reply, truncated: bool, valid_calls: int) -> str | None:
+        """Records one reply; returns why the run must stop, or ``None`` to go on.
+
+        ``valid_calls``: how many of the reply's calls passed validation (known tool,
+        readable and valid arguments) and go on to permissions. A reply that tried to
+        call and got none through is a format failure; one valid call resets the count.
+        """
+        tried = (
+            truncated or bool(reply.tool_uses) or any(p.kind != "repaired" for p in reply.problems)
         )
-        self.format_failures = self.format_failures + 1 if failed else 0
+        self.format_failures = self.format_failures + 1 if tried and not valid_calls else 0
         if self.format_failures >= MAX_FORMAT_FAILURES:
             return f"stopped: the model's tool calls failed {MAX_FORMAT_FAILURES} times in a row"
-        if truncated:
-            self.truncations += 1
-            if self.truncations > 1:
-                return "stopped: the model's output was cut off inside a tool call twice"
+        self.truncations = self.truncations + 1 if truncated else 0
+        if self.truncations > 1:
+            return "stopped: the model's output was cut off inside a tool call twice in a row"
         calls = json.dumps(
             [(use.name, use.input) for use in reply.tool_uses], sort_keys=True, default=str
         )

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 from nehanda.engine.copied_calls import ToolOutputCalls
-from nehanda.engine.guards import LoopGuard, feedback, is_truncated
+from nehanda.engine.guards import LoopGuard, feedback, is_truncated, may_be_cut
 from nehanda.engine.leaks import recover_leaked_calls
 from nehanda.engine.mode import Mode
 from nehanda.engine.reply import Reply
@@ -22,6 +22,7 @@ from nehanda.errors import ToolsUnsupportedError
 from nehanda.events import StreamEvent
 from nehanda.providers.base import ChatRequest, Provider, ToolChoice
 from nehanda.providers.rescue import RescueProvider
+from nehanda.tools.registry import check_call
 from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse, Usage
 
 ToolRunner = Callable[[ToolUse], Awaitable[ToolResult]]
@@ -34,6 +35,12 @@ def interrupted(tool_use: ToolUse) -> ToolResult:
 
 def not_run(tool_use: ToolUse, why: str) -> ToolResult:
     return ToolResult(tool_use.id, f"Not run: {why}.", is_error=True)
+
+
+def valid_calls(calls: list[ToolUse]) -> int:
+    """How many calls pass the tools' own check, the one the runner applies before
+    permissions; ``LoopGuard`` counts a reply that got none through as a format failure."""
+    return sum(not isinstance(check_call(use), ToolResult) for use in calls)
 
 
 def cut_short(text: str) -> str:
@@ -122,10 +129,11 @@ class Agent:
             if self.mode == "native" and self.recover_leaks and (leaked := self._leaked(reply)):
                 yield LeakedCallsRecovered(tuple(leaked))
             truncated = is_truncated(reply)
-            stop = guard.check(reply, truncated)
             runnable = self._output_calls.mark(
-                [use for use in reply.tool_uses if not (truncated and use.unclosed)], self.messages
+                [use for use in reply.tool_uses if not (truncated and may_be_cut(use))],
+                self.messages,
             )
+            stop = guard.check(reply, truncated, valid_calls(runnable))
             self.messages.append(reply.message(runnable))
             if stop or not (runnable or reply.problems or truncated):
                 if stop and runnable:

@@ -130,12 +130,22 @@ def rescue_request(request: ChatRequest) -> ChatRequest:
 
 def _as_text(message: Message, names: dict[str, str]) -> Message:
     if message.role == "tool" or message.tool_results:
-        results = [p for p in message.parts if isinstance(p, ToolResult)]
-        text = "\n\n".join(render_result(r, names.get(r.tool_use_id, "unknown")) for r in results)
-        return Message.text_message("user", text)
+        return Message.text_message("user", _results_text(message.parts, names))
     if message.role == "assistant" and message.tool_uses:
         return Message("assistant", (TextPart(_assistant_text(message.parts)),))
     return message
+
+
+def _results_text(parts: tuple[Part, ...], names: dict[str, str]) -> str:
+    """The results as delimited blocks, then the engine's own notes (the feedback on
+    calls that were not run) as plain text: only tool output needs neutralizing."""
+    blocks = [
+        render_result(p, names.get(p.tool_use_id, "unknown"))
+        for p in parts
+        if isinstance(p, ToolResult)
+    ]
+    notes = [p.text.strip() for p in parts if isinstance(p, TextPart) and p.text.strip()]
+    return "\n\n".join([*blocks, *notes])
 
 
 def _assistant_text(parts: Iterable[Part]) -> str:
