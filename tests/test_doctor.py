@@ -64,6 +64,22 @@ def test_ollama_model_missing_cannot_serve(server: ScriptedServer, tmp_path: Pat
     assert found.problem is not None and "ollama pull llama3" in found.problem
 
 
+def test_the_doctor_command_notices_a_deleted_model(server: ScriptedServer, tmp_path: Path) -> None:
+    serve_ollama(server)
+    args = ("doctor", "--provider", "ollama", "--base-url", server.root_url, "--model", "qwen3:8b")
+    assert nehanda(*args, cwd=tmp_path).returncode == 0  # remembers what /api/show said
+    json_type = {"Content-Type": "application/json"}
+    server.route("GET", "/api/tags", Reply(200, b'{"models":[]}', json_type))
+    gone = Reply(404, b'{"error":"model \'qwen3:8b\' not found"}', json_type)
+    server.route("POST", "/api/show", gone)
+    done = nehanda(*args, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "model 'qwen3:8b' not found" in done.stderr
+    assert "Download the model with: ollama pull qwen3:8b" in done.stderr
+    assert "ok: nehanda can use this provider" not in done.stdout
+    assert len(server.received("/api/show")) == 2
+
+
 def test_openai_compatible_gets_one_tiny_request_with_one_tool(
     server: ScriptedServer, tmp_path: Path
 ) -> None:

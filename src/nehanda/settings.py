@@ -11,6 +11,7 @@ and cannot redirect providers (``trust``).
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import tomllib
@@ -308,15 +309,58 @@ def _default_base_url(provider_type: str, environ: Mapping[str, str]) -> str | N
     return from_env or profile.default_base_url
 
 
+_LISTEN_ALL = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
+
+
 def normalize_ollama_host(host: str) -> str:
-    """``OLLAMA_HOST`` as a URL: scheme and port added, a listen-all address made local."""
-    host = host.strip() or "127.0.0.1:11434"
-    if "://" not in host:
-        host = "http://" + host
-    scheme, rest = host.split("://", 1)
-    hostport = rest.split("/", 1)[0]
-    if hostport.startswith("0.0.0.0"):
-        hostport = "127.0.0.1" + hostport[len("0.0.0.0") :]
-    if not re.search(r":\d+$", hostport):
-        hostport += ":11434"
-    return f"{scheme}://{hostport}"
+    """``OLLAMA_HOST`` as a URL, read the way Ollama's own client reads it (envconfig.Host).
+
+    Without a scheme the port defaults to 11434; ``http://`` and ``https://`` default
+    to 80 and 443. A path after the host is kept. An empty host, and the listen-all
+    address a server is often started with (``0.0.0.0``, ``::``), mean this machine,
+    since a client cannot connect to a listen-all address everywhere.
+    """
+    text = host.strip().strip("\"'").strip()
+    scheme, separator, hostport = text.partition("://")
+    default_port = {"http": "80", "https": "443"}.get(scheme, "11434") if separator else "11434"
+    if not separator:
+        scheme, hostport = "http", text
+    hostport, _, path = hostport.partition("/")
+    split = _split_host_port(hostport)
+    name, port = split if split else (_bare_host(hostport), default_port)
+    if not (port.isascii() and port.isdigit() and int(port) <= 65535):
+        port = default_port
+    name = _LISTEN_ALL.get(name, name)
+    if ":" in name:
+        name = f"[{name}]"
+    # callers append API paths, so a trailing slash would double up
+    return f"{scheme}://{name}:{port}" + f"/{path}".rstrip("/")
+
+
+def _split_host_port(hostport: str) -> tuple[str, str] | None:
+    """Host and port as Go's ``net.SplitHostPort`` splits them, or ``None`` where it fails."""
+    colon = hostport.rfind(":")
+    if colon < 0:
+        return None
+    if hostport.startswith("["):
+        close = hostport.find("]")
+        if close + 1 != colon:
+            return None
+        name, after_open, after_close = hostport[1:close], 1, close + 1
+    else:
+        name, after_open, after_close = hostport[:colon], 0, 0
+        if ":" in name:
+            return None
+    if "[" in hostport[after_open:] or "]" in hostport[after_close:]:
+        return None
+    return name, hostport[colon + 1 :]
+
+
+def _bare_host(hostport: str) -> str:
+    """A host without a port: an IP address in its canonical form, else as written."""
+    try:
+        address = ipaddress.ip_address(hostport.strip("[]"))
+    except ValueError:
+        return hostport
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return str(mapped or address)

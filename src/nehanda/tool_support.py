@@ -7,7 +7,8 @@ provider type, base URL and model:
   next run starts in rescue mode instead of failing first;
 - ``detected``: what a provider found out by asking its server about the model
   (Ollama's ``/api/show``), with the model's version (digest or modification time)
-  so that a re-pulled model is asked about again. A refusal corrects this record.
+  so that a re-pulled model is asked about again, and one whose version is unknown
+  (no longer listed: perhaps deleted) always is. A refusal corrects this record.
 
 Writes are atomic: a crash never leaves a half-written file.
 """
@@ -49,11 +50,13 @@ class ToolSupportCache:
     def detected(
         self, config: ProviderConfig, model: str, version: str | None
     ) -> Capabilities | None:
-        """The recorded answer for ``model``, unless the model changed since (``version``)."""
+        """The recorded answer for ``model``, unless the model changed since (``version``).
+
+        An unknown version answers nothing: a model the server no longer lists may
+        have been deleted, and only asking the server again can tell.
+        """
         entry = _section(self._read(), "detected").get(_key(config, model))
-        if not isinstance(entry, dict):
-            return None
-        if version is not None and entry.get("version") != version:
+        if version is None or not isinstance(entry, dict) or entry.get("version") != version:
             return None
         native, length = entry.get("native_tools"), entry.get("context_length")
         return Capabilities(

@@ -112,6 +112,21 @@ def test_a_re_pulled_model_is_asked_about_again(harness: Any, store: ToolSupport
     assert len(harness.server.received("/api/show")) == 1
 
 
+def test_a_model_no_longer_listed_is_asked_about_again(
+    harness: Any, store: ToolSupportCache
+) -> None:
+    serve_ollama(harness.server)
+    config = harness.config("ollama", model="qwen3:8b")
+    ask(config, store, "qwen3:8b")
+    json_type = {"Content-Type": "application/json"}
+    harness.server.route("GET", "/api/tags", Reply(200, b'{"models":[]}', json_type))
+    gone = Reply(404, b'{"error":"model \'qwen3:8b\' not found"}', json_type)
+    harness.server.route("POST", "/api/show", gone)
+    with pytest.raises(ProviderStatusError, match="ollama pull qwen3:8b"):
+        ask(config, store, "qwen3:8b")
+    assert len(harness.server.received("/api/show")) == 2
+
+
 def test_without_a_tags_listing_the_modification_time_is_the_version(
     harness: Any, store: ToolSupportCache
 ) -> None:

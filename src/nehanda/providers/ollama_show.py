@@ -6,7 +6,8 @@ mentions ``.Tools``. The context length is ``<architecture>.context_length`` in
 ``model_info``. An answer is kept in memory for the process and on disk
 (``ToolSupportCache``) under the model's version: its digest from ``GET /api/tags``,
 else the modification time ``/api/show`` reports, so a re-pulled model is asked
-about again and an unchanged one never is.
+about again and an unchanged one never is. A model ``/api/tags`` does not list is
+asked about in every process: it may have been deleted, and ``/api/show`` says so.
 """
 
 from __future__ import annotations
