@@ -1,8 +1,15 @@
 """Finds a provider when none was named, and a model when none was configured.
 
-The order: ``--provider``, the configured default, an API key in the environment,
-then a local server answering on its conventional port. When nothing answers, the
-error says what was tried and how to point nehanda at a server.
+The order: ``--provider``, the configured default, the server at ``--base-url``, an
+API key in the environment, then a local server answering on its conventional port.
+When nothing answers, the error says what was tried and how to point nehanda at a
+server.
+
+A ``--base-url`` server is Ollama when it answers Ollama's ``/api/tags`` (or its URL
+is a bare address on Ollama's port, 11434), and otherwise an OpenAI-compatible server
+of type ``vllm``: no API key, the model from ``--model`` or the server's list, native
+tools with the refusal fallback. ``openai`` would send ``OPENAI_API_KEY`` to whatever
+server the URL names and default the model to one of OpenAI's.
 """
 
 from __future__ import annotations
@@ -12,11 +19,13 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
 from nehanda.errors import ConfigError
 from nehanda.model_config import profile_for
+from nehanda.providers.http_errors import redact_url
 from nehanda.settings import (
     ProviderConfig,
     Settings,
@@ -42,13 +51,18 @@ LOCAL_SERVERS: tuple[LocalServer, ...] = (
     LocalServer("Ollama", "ollama", "http://127.0.0.1:11434", "/api/tags", "OLLAMA_HOST"),
     LocalServer("LM Studio", "lmstudio", "http://127.0.0.1:1234/v1", "/models"),
     LocalServer("vLLM", "vllm", "http://127.0.0.1:8000/v1", "/models"),
-    LocalServer("llama.cpp", "openai", "http://127.0.0.1:8080/v1", "/models"),
+    # Typed vllm, like any OpenAI-compatible server without a key: "openai" would
+    # name one of OpenAI's models and send OPENAI_API_KEY.
+    LocalServer("llama.cpp", "vllm", "http://127.0.0.1:8080/v1", "/models"),
 )
 KEY_ENV_ORDER: tuple[tuple[str, str], ...] = (
     ("NEHANDA_API_KEY", "nehanda"),
     ("ANTHROPIC_API_KEY", "anthropic"),
     ("OPENAI_API_KEY", "openai"),
 )
+OLLAMA_PORT = 11434
+# A --base-url server may be another machine: give it longer than a local port.
+GIVEN_URL_TIMEOUT = 5.0
 
 
 class NoProviderFound(ConfigError):
@@ -62,6 +76,8 @@ async def find_provider(
 ) -> ProviderConfig:
     if settings.default_provider:
         return resolve_named_provider(settings, settings.default_provider, environ)
+    if settings.base_url:
+        return await _server_at(settings.base_url, settings, environ)
     for key_env, provider_type in KEY_ENV_ORDER:
         if environ.get(key_env) and (provider_type != "nehanda" or environ.get("NEHANDA_BASE_URL")):
             return resolve_named_provider(settings, provider_type, environ)
@@ -77,6 +93,53 @@ async def find_provider(
     raise NoProviderFound(_nothing_found(local_servers, [why for _, why in answers]))
 
 
+async def _server_at(
+    base_url: str, settings: Settings, environ: Mapping[str, str]
+) -> ProviderConfig:
+    """The ``--base-url`` server as Ollama or an OpenAI-compatible server (module doc)."""
+    url = base_url.rstrip("/")
+    tags, models = await asyncio.gather(
+        _get(url + "/api/tags", timeout=GIVEN_URL_TIMEOUT),
+        _get(url + "/models", timeout=GIVEN_URL_TIMEOUT),
+    )
+    if tags.status is None and models.status is None:
+        raise NoProviderFound(
+            f"no model provider answered at --base-url {redact_url(url)}: {models.why}. "
+            "Start the server or check the address; an OpenAI-compatible server's "
+            "usually ends in /v1 (http://HOST:8000/v1), Ollama's is http://HOST:11434"
+        )
+    ollama = _is_ollama_tags(tags) or _is_ollama_address(url)
+    listed = tags if ollama else models
+    entry = resolve_named_provider(settings, "ollama" if ollama else "vllm", environ)
+    names = _model_names(listed.body) if listed.status == 200 else []
+    return entry.model_copy(
+        update={
+            "name": "Ollama" if ollama else "OpenAI-compatible",
+            "model": entry.model or (names[0] if names else None),
+        }
+    )
+
+
+def _is_ollama_tags(answer: _Answer) -> bool:
+    body = answer.body
+    # llama.cpp's server also answers /api/tags, with OpenAI's "data" beside "models".
+    return (
+        answer.status == 200
+        and isinstance(body, dict)
+        and isinstance(body.get("models"), list)
+        and "data" not in body
+    )
+
+
+def _is_ollama_address(url: str) -> bool:
+    """A bare address on Ollama's port; with a path (``/v1``) it is Ollama's OpenAI API."""
+    try:
+        parts = urlsplit(url)
+        return parts.port == OLLAMA_PORT and parts.path in ("", "/")
+    except ValueError:  # a port that is not a number
+        return False
+
+
 async def ensure_model(config: ProviderConfig) -> ProviderConfig:
     """The entry with a model: the configured one, or the first the server lists."""
     if config.model:
@@ -87,32 +150,49 @@ async def ensure_model(config: ProviderConfig) -> ProviderConfig:
     if not models:
         detail = f"it listed none ({why})" if why else "it listed no models"
         raise ConfigError(
-            f"no model chosen for provider {config.name!r} and {detail}; pass --model NAME "
+            f"no model chosen for provider {config.name!r} at {redact_url(config.base_url)} "
+            f"and {detail}; pass --model NAME "
             "or set model in the provider's settings entry"
         )
     return config.model_copy(update={"model": models[0]})
+
+
+@dataclass(frozen=True)
+class _Answer:
+    status: int | None  # None: no HTTP answer at all
+    body: Any = None  # the decoded JSON, None when it was not JSON
+    why: str = ""
+
+
+async def _get(url: str, api_key: str | None = None, timeout: float = 0.5) -> _Answer:
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(2.0, connect=timeout)) as client:
+            response = await client.get(url, headers=headers)
+    except httpx.ConnectError:
+        return _Answer(None, why="connection refused")
+    except httpx.TimeoutException:
+        return _Answer(None, why="no answer in time")
+    except httpx.UnsupportedProtocol:
+        return _Answer(None, why="the URL must start with http:// or https://")
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
+        return _Answer(None, why=type(exc).__name__)
+    if response.status_code != 200:
+        return _Answer(response.status_code, why=f"HTTP {response.status_code}")
+    try:
+        return _Answer(200, response.json())
+    except ValueError:
+        return _Answer(200, why="answer was not JSON")
 
 
 async def _probe(
     server: LocalServer, api_key: str | None = None, timeout: float = 0.5
 ) -> tuple[list[str] | None, str]:
     """The models a server lists, or ``None`` and why it did not answer."""
-    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    try:
-        async with httpx.AsyncClient(timeout=httpx.Timeout(2.0, connect=timeout)) as client:
-            response = await client.get(server.base_url + server.models_path, headers=headers)
-    except httpx.ConnectError:
-        return None, "connection refused"
-    except httpx.TimeoutException:
-        return None, "no answer in time"
-    except httpx.HTTPError as exc:
-        return None, type(exc).__name__
-    if response.status_code != 200:
-        return None, f"HTTP {response.status_code}"
-    try:
-        return _model_names(response.json()), ""
-    except ValueError:
-        return None, "answer was not JSON"
+    answer = await _get(server.base_url + server.models_path, api_key, timeout)
+    if answer.why:
+        return None, answer.why
+    return _model_names(answer.body), ""
 
 
 def _model_names(body: Any) -> list[str]:

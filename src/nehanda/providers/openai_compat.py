@@ -13,7 +13,9 @@ again with every fragment, or a whole call in one chunk (Ollama, llama.cpp); no
 id; a fresh id on every fragment of one call (some LM Studio builds, Poolside), which
 is why a new id opens a new call only when it comes with a name; arguments sent as
 a JSON object rather than a string; reasoning as ``reasoning_content`` or
-``reasoning``; usage on the finish chunk (llama.cpp) or on a usage-only chunk.
+``reasoning``, or inside the content as ``<think>...</think>`` (servers without a
+reasoning parser; ``ThinkSplitter``); usage on the finish chunk (llama.cpp) or on a
+usage-only chunk.
 """
 
 from __future__ import annotations
@@ -31,7 +33,6 @@ from nehanda.events import (
     ReasoningDelta,
     StopReason,
     StreamEvent,
-    TextDelta,
     ToolUseArgsDelta,
     ToolUseEnd,
     ToolUseStart,
@@ -42,6 +43,7 @@ from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
 from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.sse import SSEDecoder, SSEEvent
+from nehanda.providers.think_split import ThinkSplitter
 from nehanda.settings import ProviderConfig
 from nehanda.types import (
     JsonObject,
@@ -85,6 +87,7 @@ class OpenAIStreamState:
         self._calls: list[_Call] = []
         self._by_raw_index: dict[int, _Call] = {}
         self._last_raw_index = 0
+        self._think = ThinkSplitter()
 
     def handle_sse(self, event: SSEEvent) -> list[StreamEvent]:
         """One SSE event: ``[DONE]``, a JSON chunk, or an error the server reports."""
@@ -124,7 +127,7 @@ class OpenAIStreamState:
         """The body ended: the closing events, or ``StreamProtocolError`` if it was cut."""
         if self._finish_reason is None and not self.done:
             raise self._error("the stream ended before its finish_reason or [DONE]")
-        events = self._end_calls()
+        events: list[StreamEvent] = [*self._think.finish(), *self._end_calls()]
         reason = self._finish_reason
         if reason is None or (reason == "stop" and self._calls):
             reason = "tool_calls" if self._calls else "stop"
@@ -140,7 +143,7 @@ class OpenAIStreamState:
                 events.append(ReasoningDelta(reasoning))
             content = delta.get("content")
             if isinstance(content, str) and content:
-                events.append(TextDelta(content))
+                events += self._think.feed(content)
             calls = delta.get("tool_calls")
             if isinstance(delta.get("function_call"), dict):  # the legacy single-call form
                 calls = [{"index": 0, "function": delta["function_call"]}]

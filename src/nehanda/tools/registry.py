@@ -55,9 +55,29 @@ def check_call(tool_use: ToolUse) -> tuple[Tool, pydantic.BaseModel] | ToolResul
     if tool_use.input_error is not None:
         return _error(tool_use, tool_use.input_error)
     try:
-        return tool, tool.args_model.model_validate(tool_use.input)
+        return tool, tool.args_model.model_validate(_numbers_as_strings(tool, tool_use.input))
     except pydantic.ValidationError as error:
         return _error(tool_use, describe_invalid_arguments(tool, error))
+
+
+def _numbers_as_strings(tool: Tool, arguments: Any) -> Any:
+    """A number where the schema wants a string becomes its text: small models write
+    ``{"pattern": 404}`` as readily as ``{"limit": "5"}``, which pydantic already reads."""
+    if not isinstance(arguments, dict):
+        return arguments
+    properties = tool.spec().input_schema.get("properties", {})
+    return {
+        name: str(value) if _is_number(value) and _wants_string(properties.get(name)) else value
+        for name, value in arguments.items()
+    }
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _wants_string(schema: Any) -> bool:
+    return isinstance(schema, dict) and schema.get("type") == "string"
 
 
 async def execute_builtin_tool(tool_use: ToolUse, context: ToolContext) -> ToolResult:
