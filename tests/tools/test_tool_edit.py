@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import stat
 from pathlib import Path
@@ -10,9 +11,12 @@ from typing import Any
 
 import pytest
 
+from nehanda.errors import ToolError
+from nehanda.tools import edit as edit_module
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
+from nehanda.ui.approval import change_diff
 
 
 @pytest.fixture
@@ -28,6 +32,11 @@ def context(ws: Path) -> ToolContext:
 def edit(context: ToolContext, **args: Any) -> ToolResult:
     args.setdefault("file_path", "code.py")
     return asyncio.run(execute_builtin_tool(ToolUse("call_1", "Edit", args), context))
+
+
+def read(context: ToolContext) -> ToolResult:
+    use = ToolUse("r", "Read", {"file_path": "code.py"})
+    return asyncio.run(execute_builtin_tool(use, context))
 
 
 def test_replaces_exactly_one_match(context: ToolContext, ws: Path) -> None:
@@ -75,6 +84,59 @@ def test_a_byte_order_mark_and_utf8_text_are_kept(context: ToolContext, ws: Path
     assert (ws / "code.py").read_bytes() == "\ufeffname = 'thé'\n".encode()
 
 
+def test_a_latin1_file_stays_latin1_byte_for_byte(context: ToolContext, ws: Path) -> None:
+    (ws / "code.py").write_bytes(b"# \x93caf\xe9\x94\r\nname = 'caf\xe9'\n\xff\n")
+    assert "\tname = 'café'" in read(context).content
+    result = edit(context, old_string="name = 'café'", new_string="name = 'thé à'")
+    assert not result.is_error, result.content
+    assert (ws / "code.py").read_bytes() == b"# \x93caf\xe9\x94\r\nname = 'th\xe9 \xe0'\n\xff\n"
+
+
+@pytest.mark.parametrize(
+    ("bom", "codec"),
+    [
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+        (codecs.BOM_UTF32_LE, "utf-32-le"),
+        (codecs.BOM_UTF8, "utf-8"),
+    ],
+)
+def test_a_marked_crlf_file_keeps_its_mark_encoding_and_crlf(
+    context: ToolContext, ws: Path, bom: bytes, codec: str
+) -> None:
+    (ws / "code.py").write_bytes(bom + "é = 1\r\nx = 2\r\n".encode(codec))
+    result = edit(context, old_string="é = 1\nx = 2\n", new_string="é = 1\nx = 3\ny = 4\n")
+    assert not result.is_error, result.content
+    assert (ws / "code.py").read_bytes() == bom + "é = 1\r\nx = 3\r\ny = 4\r\n".encode(codec)
+
+
+def test_a_character_the_encoding_lacks_is_refused_and_nothing_changes(
+    context: ToolContext, ws: Path
+) -> None:
+    original = b"msg = 'caf\xe9'\n"
+    (ws / "code.py").write_bytes(original)
+    os.utime(ws / "code.py", ns=(1, 1))
+    result = edit(context, old_string="café", new_string="café 😀")
+    assert result.is_error
+    assert result.content == (
+        "code.py is Latin-1 text, which cannot hold '😀' (U+1F600) from new_string; nothing "
+        "was changed. Use only characters Latin-1 has (write others as escapes the file's "
+        "language understands), or convert the file to UTF-8 first."
+    )
+    assert (ws / "code.py").read_bytes() == original
+    assert (ws / "code.py").stat().st_mtime_ns == 1
+
+
+def test_the_approval_diff_decodes_the_file_the_same_way(ws: Path) -> None:
+    (ws / "code.py").write_bytes(codecs.BOM_UTF16_LE + "a = 'é'\r\n".encode("utf-16-le"))
+    use = ToolUse("c", "Edit", {"file_path": "code.py", "old_string": "é", "new_string": "è"})
+    assert change_diff(use, ws)[-2:] == ["-a = 'é'", "+a = 'è'"]
+    (ws / "code.py").write_bytes(b"a = '\xe9'\n")
+    args = edit_module.EditArgs(file_path="code.py", old_string="é", new_string="😀")
+    with pytest.raises(ToolError, match="Latin-1 text, which cannot hold"):
+        edit_module.preview(ws / "code.py", args)
+
+
 def test_mixed_line_endings_are_left_alone_and_explained(context: ToolContext, ws: Path) -> None:
     (ws / "code.py").write_bytes(b"a\r\nb\nc\r\n")
     assert not edit(context, old_string="b", new_string="B").is_error
@@ -95,7 +157,7 @@ def test_the_mode_is_kept(context: ToolContext, ws: Path) -> None:
     [
         (None, {"old_string": "a", "new_string": "b"}, "File not found: code.py. Use Write"),
         (b"a\n", {"old_string": "a", "new_string": "a"}, "the same; there is nothing to change"),
-        (b"\xff\xfe\x00a", {"old_string": "a", "new_string": "b"}, "is not UTF-8 text"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00a", {"old_string": "a", "new_string": "b"}, "binary file"),
         (b"a\n", {"old_string": "", "new_string": "b"}, "old_string"),
     ],
 )

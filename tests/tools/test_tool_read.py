@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 from pathlib import Path
 from typing import Any
@@ -119,18 +120,70 @@ def test_output_stays_under_the_cap_and_points_to_the_next_offset(ws: Path) -> N
     ("data", "size"),
     [
         (b"PK\x03\x04\x00\x00" + b"z" * 1228, "1,234 bytes"),
-        (b"caf\xe9 latin-1\n", "13 bytes"),
-        (b"ok\n" * 4000 + b"\xff\xfe late\n", "12,008 bytes"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "16 bytes"),
+        ("UTF-16, no mark\n".encode("utf-16-le"), "32 bytes"),
     ],
 )
 def test_binary_files_are_refused_with_their_size(ws: Path, data: bytes, size: str) -> None:
     (ws / "blob.bin").write_bytes(data)
     result = read(ws, file_path="blob.bin", offset=3990)
     assert result.is_error
-    assert (
-        result.content
-        == f"blob.bin is a binary file ({size}), not UTF-8 text; Read shows text only."
+    assert result.content == f"blob.bin is a binary file ({size}), not text; Read shows text only."
+
+
+@pytest.mark.parametrize(
+    ("data", "expected", "name"),
+    [
+        (b"caf\xe9\n\x93quoted\x94\n", "     1\tcafé\n     2\t\x93quoted\x94", "Latin-1"),
+        (
+            codecs.BOM_UTF16_LE + "é\r\nx\r\n".encode("utf-16-le"),
+            "     1\té\n     2\tx",
+            "UTF-16 LE",
+        ),
+        (codecs.BOM_UTF16_BE + "é\nx".encode("utf-16-be"), "     1\té\n     2\tx", "UTF-16 BE"),
+        (codecs.BOM_UTF32_LE + "😀\n".encode("utf-32-le"), "     1\t😀", "UTF-32 LE"),
+    ],
+)
+def test_other_encodings_are_shown_as_text_with_a_note(
+    ws: Path, data: bytes, expected: str, name: str
+) -> None:
+    (ws / "legacy.txt").write_bytes(data)
+    result = read(ws, file_path="legacy.txt")
+    assert not result.is_error
+    assert result.content == f"{expected}\n\n(Encoding: {name}, not UTF-8; Edit and Write keep it.)"
+
+
+def test_a_byte_that_is_not_utf8_late_in_the_file_makes_it_latin1(ws: Path) -> None:
+    (ws / "late.txt").write_bytes("ok é\n".encode() * 4000 + b"\xff\xfe late\n")
+    content = read(ws, file_path="late.txt", offset=3999).content
+    assert content == (
+        "  3999\tok Ã©\n  4000\tok Ã©\n  4001\tÿþ late\n\n"
+        "(Encoding: Latin-1, not UTF-8; Edit and Write keep it.)"
     )
+    windowed = read(ws, file_path="late.txt", limit=1).content
+    assert windowed == (
+        "     1\tok Ã©\n\n(Showing lines 1-1 of 4001. Use offset=2 to read more.)\n"
+        "(Encoding: Latin-1, not UTF-8; Edit and Write keep it.)"
+    )
+
+
+def test_utf16_lines_are_counted_in_characters_not_bytes(ws: Path) -> None:
+    # "Ċ" is U+010A: its low byte is the byte of "\n".
+    (ws / "wide.txt").write_bytes(codecs.BOM_UTF16_LE + "Ċ\nĊĊ\nlast".encode("utf-16-le"))
+    content = read(ws, file_path="wide.txt", limit=1).content
+    assert content.startswith("     1\tĊ\n\n(Showing lines 1-1 of 3. Use offset=2 to read more.)")
+    assert read(ws, file_path="wide.txt", offset=3).content.startswith("     3\tlast\n\n")
+
+
+def test_the_byte_budget_counts_bytes_of_non_ascii_text(ws: Path) -> None:
+    (ws / "accents.txt").write_bytes(
+        b"".join(b"%05d " % n + b"\xe9" * 200 + b"\n" for n in range(1500))
+    )
+    content = read(ws, file_path="accents.txt").content
+    assert len(content.encode()) <= MAX_OUTPUT_BYTES
+    shown = content.split("\n\n")[0].splitlines()
+    assert 100 < len(shown) < 1500
+    assert f"of 1500. Use offset={len(shown) + 1} to read more.)\n(Encoding: Latin-1" in content
 
 
 def test_directory_points_to_ls(ws: Path) -> None:

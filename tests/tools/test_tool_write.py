@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import stat
 from pathlib import Path
@@ -10,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from nehanda.errors import ToolError
+from nehanda.tools import write as write_module
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
@@ -58,6 +61,55 @@ def test_replacing_keeps_the_mode_and_writes_exactly(context: ToolContext, ws: P
     assert script.read_bytes() == "#!/bin/sh\r\necho é\n".encode()
     assert stat.S_IMODE(script.stat().st_mode) == 0o750
     assert leftovers(ws) == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (b"caf\xe9\n", b"th\xe9 \xe0\r\n"),
+        (
+            codecs.BOM_UTF16_LE + "x\r\n".encode("utf-16-le"),
+            codecs.BOM_UTF16_LE + "thé à\r\n".encode("utf-16-le"),
+        ),
+        (codecs.BOM_UTF8 + b"x\n", codecs.BOM_UTF8 + "thé à\r\n".encode()),
+        (b"\x89PNG\r\n\x1a\n\x00\x00", "thé à\r\n".encode()),
+    ],
+)
+def test_replacing_keeps_the_encoding_of_a_text_file(
+    context: ToolContext, ws: Path, before: bytes, after: bytes
+) -> None:
+    (ws / "legacy.txt").write_bytes(before)
+    result = call(context, "Write", file_path="legacy.txt", content="thé à\r\n")
+    assert result.content == f"Replaced the contents of legacy.txt (1 line, {len(after)} bytes)."
+    assert (ws / "legacy.txt").read_bytes() == after
+
+
+def test_a_new_file_is_utf8(context: ToolContext, ws: Path) -> None:
+    assert not call(context, "Write", file_path="new.txt", content="thé 😀\n").is_error
+    assert (ws / "new.txt").read_bytes() == "thé 😀\n".encode()
+
+
+def test_content_the_encoding_cannot_hold_is_refused_and_nothing_changes(
+    context: ToolContext, ws: Path
+) -> None:
+    (ws / "legacy.txt").write_bytes(b"caf\xe9\n")
+    result = call(context, "Write", file_path="legacy.txt", content="café 😀\n")
+    assert result.is_error
+    assert result.content.startswith(
+        "legacy.txt is Latin-1 text, which cannot hold '😀' (U+1F600) from content; "
+        "nothing was changed."
+    )
+    assert (ws / "legacy.txt").read_bytes() == b"caf\xe9\n"
+    assert leftovers(ws) == []
+
+
+def test_the_approval_preview_decodes_the_file_the_same_way(ws: Path) -> None:
+    (ws / "legacy.txt").write_bytes(b"caf\xe9\n")
+    args = write_module.WriteArgs(file_path="legacy.txt", content="thé\n")
+    assert write_module.preview(ws / "legacy.txt", args) == ("café\n", "thé\n")
+    emoji = write_module.WriteArgs(file_path="legacy.txt", content="😀")
+    with pytest.raises(ToolError, match="Latin-1 text, which cannot hold"):
+        write_module.preview(ws / "legacy.txt", emoji)
 
 
 def test_a_failed_rename_leaves_the_original_intact(

@@ -74,17 +74,7 @@ class BashArgs(BaseModel):
 async def run_command(args: BashArgs, context: ToolContext) -> str:
     limit = args.timeout or DEFAULT_TIMEOUT
     try:
-        process = await asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            args.command,
-            cwd=context.workspace,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env=command_environment(os.environ, context.secret_env),
-        )
+        process = await _start(args.command, context)
     except OSError as error:
         raise ToolError(NAME, f"Cannot start bash: {error.strerror or error}.") from error
     output = HeadTail(MAX_OUTPUT_BYTES)
@@ -111,6 +101,30 @@ def command_environment(environ: Mapping[str, str], secret: frozenset[str]) -> d
         if name not in secret and not name.upper().endswith("_API_KEY")
     }
     return {**kept, **GUARDS}
+
+
+async def _start(command: str, context: ToolContext) -> asyncio.subprocess.Process:
+    """bash running ``command`` in its own process group. Cancelled while starting, it
+    still stops the group: the command may already be running once bash has forked."""
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            cwd=context.workspace,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env=command_environment(os.environ, context.secret_env),
+        )
+    )
+    try:
+        return await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        with contextlib.suppress(OSError):
+            await _stop_group(await starting)
+        raise
 
 
 async def _collect(process: asyncio.subprocess.Process, output: HeadTail, limit: float) -> Ending:

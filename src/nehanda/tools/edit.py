@@ -1,9 +1,11 @@
 """Edit: replace an exact piece of text in a file, keeping its line endings and encoding.
 
 The model writes ``old_string`` with the ``\\n`` line endings Read showed it; in a file
-whose lines all end in CRLF both strings are matched and written with CRLF, and a
-UTF-8 byte order mark stays in place. Anything but exactly one match (or
-``replace_all``) changes nothing and tells the model how many matches there were.
+whose lines all end in CRLF both strings are matched and written with CRLF. The file
+is decoded and written back in its own encoding, byte order mark included
+(``text_encoding``), so no byte outside the replaced text changes. Anything but
+exactly one match (or ``replace_all``) changes nothing and tells the model how many
+matches there were.
 """
 
 from __future__ import annotations
@@ -15,10 +17,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from nehanda.errors import ToolError
 from nehanda.tools.atomic import write_atomic
 from nehanda.tools.base import Tool, ToolContext
-from nehanda.tools.write import existing_mode
+from nehanda.tools.text_encoding import (
+    NotText,
+    TextEncoding,
+    UnencodableText,
+    decode_text,
+    encode_text,
+)
+from nehanda.tools.write import existing_mode, unencodable
 
 NAME = "Edit"
-BOM = b"\xef\xbb\xbf"
 
 DESCRIPTION = """\
 Change a file in the workspace by replacing old_string with new_string. old_string \
@@ -26,8 +34,9 @@ must match the file exactly, including indentation and blank lines, and without 
 line-number prefix Read shows; include enough surrounding lines to make it unique. \
 If it occurs more than once, the edit fails and says how many times: add context, or \
 set replace_all=true to change every occurrence (e.g. to rename something). Line \
-endings are kept as the file has them. Read the file first; if it changed since you \
-read it, Edit refuses and you must read it again. To create a file use Write."""
+endings and the encoding (UTF-8, UTF-16, Latin-1) are kept as the file has them. Read \
+the file first; if it changed since you read it, Edit refuses and you must read it again. \
+To create a file use Write."""
 
 
 class EditArgs(BaseModel):
@@ -50,11 +59,11 @@ async def edit_file(args: EditArgs, context: ToolContext) -> str:
     if mode is None:
         raise ToolError(NAME, f"File not found: {shown}. Use Write to create a new file.")
     context.files.check_unchanged(path, tool=NAME, shown=shown)
-    raw = _read(path, shown)
-    text = _decode(raw, shown)
+    text, encoding = _decode(_read(path, shown), shown)
     after, count, line = apply_edit(text, args)
+    data = _encode(after, encoding, shown)
     try:
-        write_atomic(path, (BOM if raw.startswith(BOM) else b"") + after.encode("utf-8"), mode)
+        write_atomic(path, data, mode)
     except OSError as error:
         raise ToolError(
             NAME, f"Cannot write {shown}: {error.strerror or error}. Nothing was changed."
@@ -87,8 +96,10 @@ def apply_edit(text: str, args: EditArgs) -> tuple[str, int, int]:
 
 def preview(path: Path, args: EditArgs) -> tuple[str, str]:
     """The file's text before and after the call, for the approval prompt's diff."""
-    text = _decode(_read(path, args.file_path), args.file_path)
-    return text, apply_edit(text, args)[0]
+    text, encoding = _decode(_read(path, args.file_path), args.file_path)
+    after = apply_edit(text, args)[0]
+    _encode(after, encoding, args.file_path)
+    return text, after
 
 
 def _read(path: Path, shown: str) -> bytes:
@@ -98,11 +109,20 @@ def _read(path: Path, shown: str) -> bytes:
         raise ToolError(NAME, f"Cannot read {shown}: {error.strerror}.") from error
 
 
-def _decode(raw: bytes, shown: str) -> str:
+def _decode(raw: bytes, shown: str) -> tuple[str, TextEncoding]:
     try:
-        return raw.removeprefix(BOM).decode("utf-8")
-    except UnicodeDecodeError:
-        raise ToolError(NAME, f"{shown} is not UTF-8 text; Edit changes text files only.") from None
+        return decode_text(raw)
+    except NotText:
+        raise ToolError(
+            NAME, f"{shown} is a binary file, not text; Edit changes text files only."
+        ) from None
+
+
+def _encode(text: str, encoding: TextEncoding, shown: str) -> bytes:
+    try:
+        return encode_text(text, encoding)
+    except UnencodableText as error:
+        raise ToolError(NAME, unencodable(shown, "new_string", error)) from None
 
 
 def _line_ending(text: str) -> str:

@@ -1,22 +1,27 @@
-"""Read: a text file's lines, numbered like ``cat -n``, a window at a time."""
+"""Read: a text file's lines, numbered like ``cat -n``, a window at a time.
+
+The file is decoded as it streams by, never held whole. Its encoding is found as
+Edit and Write find it (``text_encoding``): each candidate decodes the whole file,
+the lines after the window included, and one that fails gives way to the next.
+"""
 
 from __future__ import annotations
 
-import codecs
+import io
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import MAX_OUTPUT_BYTES
+from nehanda.tools.text_encoding import SNIFF_BYTES, TextEncoding, candidates
 
 NAME = "Read"
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
-SNIFF_BYTES = 8192
 # Stop a little short of the general cap so the closing note always fits.
 BYTE_BUDGET = MAX_OUTPUT_BYTES - 1000
 
@@ -49,12 +54,13 @@ async def read_file(args: ReadArgs, context: ToolContext) -> str:
     size = _regular_file_size(path, args.file_path)
     try:
         with path.open("rb") as handle:
-            _refuse_binary(handle, args.file_path, size)
-            window = _numbered_window(handle, args, size)
+            body, notes, encoding = _decoded_window(handle, args, size)
     except OSError as error:
         raise ToolError(NAME, f"Cannot read {args.file_path}: {error.strerror}.") from error
     context.files.remember(path)
-    return window
+    if not encoding.is_utf8:
+        notes.append(f"(Encoding: {encoding.name}, not UTF-8; Edit and Write keep it.)")
+    return "\n\n".join([body, "\n".join(notes)]) if notes else body
 
 
 def _regular_file_size(path: Path, shown: str) -> int:
@@ -73,72 +79,67 @@ def _regular_file_size(path: Path, shown: str) -> int:
     return info.st_size
 
 
-def _refuse_binary(handle: BinaryIO, shown: str, size: int) -> None:
-    head = handle.read(SNIFF_BYTES)
-    handle.seek(0)
-    try:
-        # Not final: the sniffed block may end inside a multi-byte character.
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
-    except UnicodeDecodeError:
-        raise _binary_error(shown, size) from None
-    if b"\0" in head:
-        raise _binary_error(shown, size)
-
-
-def _binary_error(shown: str, size: int) -> ToolError:
-    return ToolError(
-        NAME, f"{shown} is a binary file ({size:,} bytes), not UTF-8 text; Read shows text only."
+def _decoded_window(
+    handle: io.BufferedReader, args: ReadArgs, size: int
+) -> tuple[str, list[str], TextEncoding]:
+    """The window, its notes and the first encoding that decodes the whole file."""
+    for encoding in candidates(handle.read(SNIFF_BYTES)):
+        handle.seek(len(encoding.bom))
+        # Lines end at "\n" alone, as Edit counts them, and keep their "\r".
+        text = io.TextIOWrapper(handle, encoding=encoding.codec, newline="\n")
+        try:
+            body, notes = _numbered_window(text, args)
+        except UnicodeDecodeError:
+            continue
+        finally:
+            text.detach()
+        return body, notes, encoding
+    raise ToolError(
+        NAME, f"{args.file_path} is a binary file ({size:,} bytes), not text; Read shows text only."
     )
 
 
-def _numbered_window(handle: BinaryIO, args: ReadArgs, size: int) -> str:
+def _numbered_window(text: TextIO, args: ReadArgs) -> tuple[str, list[str]]:
     start = max(args.offset or 1, 1)
     limit = args.limit or DEFAULT_LIMIT
     lines: list[str] = []
     used = 0
     number = 0
-    for number, raw in enumerate(handle, 1):
+    for number, line in enumerate(text, 1):
         if number < start:
             continue
         if len(lines) == limit or used >= BYTE_BUDGET:
-            total = number - 1 + _count_lines(handle, raw)
+            total = number - 1 + _count_lines(text, line)
             return _with_note(lines, start, total)
-        line = _decode_line(raw, number, args.file_path, size)
-        lines.append(f"{number:>6}\t{line}")
-        used += len(lines[-1]) + 1
+        lines.append(f"{number:>6}\t{_shown_line(line)}")
+        used += len(lines[-1].encode()) + 1
     if not lines:
-        return _empty_window(args.file_path, start, number)
-    return "\n".join(lines)
+        return _empty_window(args.file_path, start, number), []
+    return "\n".join(lines), []
 
 
-def _decode_line(raw: bytes, number: int, shown: str, size: int) -> str:
-    try:
-        line = raw.decode("utf-8").rstrip("\r\n")
-    except UnicodeDecodeError:
-        raise _binary_error(shown, size) from None
-    if number == 1:
-        line = line.removeprefix("\ufeff")
+def _shown_line(line: str) -> str:
+    line = line.rstrip("\r\n")
     if len(line) > MAX_LINE_CHARS:
         cut = len(line) - MAX_LINE_CHARS
         line = f"{line[:MAX_LINE_CHARS]}... [line cut: {cut} more characters]"
     return line
 
 
-def _count_lines(handle: BinaryIO, current: bytes) -> int:
+def _count_lines(text: TextIO, current: str) -> int:
     """How many lines remain, ``current`` (already read, not yet shown) included."""
-    count, last = current.count(b"\n"), current
-    while chunk := handle.read(1 << 20):
-        count += chunk.count(b"\n")
+    count, last = current.count("\n"), current
+    while chunk := text.read(1 << 20):
+        count += chunk.count("\n")
         last = chunk
-    return count if last.endswith(b"\n") else count + 1
+    return count if last.endswith("\n") else count + 1
 
 
-def _with_note(lines: list[str], start: int, total: int) -> str:
+def _with_note(lines: list[str], start: int, total: int) -> tuple[str, list[str]]:
     end = start + len(lines) - 1
-    return (
-        "\n".join(lines)
-        + f"\n\n(Showing lines {start}-{end} of {total}. Use offset={end + 1} to read more.)"
-    )
+    return "\n".join(lines), [
+        f"(Showing lines {start}-{end} of {total}. Use offset={end + 1} to read more.)"
+    ]
 
 
 def _empty_window(shown: str, start: int, total: int) -> str:

@@ -1,4 +1,8 @@
-"""Write: create a file or replace its contents, atomically, keeping its mode."""
+"""Write: create a file or replace its contents, atomically, keeping its mode and encoding.
+
+A new file (or one that was binary) is written as UTF-8; an existing text file is
+written in the encoding it was in, byte order mark included (``text_encoding``).
+"""
 
 from __future__ import annotations
 
@@ -10,13 +14,23 @@ from pydantic import BaseModel, ConfigDict, Field
 from nehanda.errors import ToolError
 from nehanda.tools.atomic import NEW_FILE_MODE, write_atomic
 from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.text_encoding import (
+    LATIN1,
+    UTF8,
+    NotText,
+    TextEncoding,
+    UnencodableText,
+    decode_text,
+    encode_text,
+)
 
 NAME = "Write"
 
 DESCRIPTION = """\
 Write a file in the workspace: create it (and any missing parent directories) or \
-replace all of its contents with `content`. The file is written exactly as given, \
-as UTF-8; an existing file keeps its permissions. To change part of an existing file \
+replace all of its contents with `content`. The file is written exactly as given: \
+a new file as UTF-8, while an existing file keeps its encoding (e.g. Latin-1 or \
+UTF-16) and its permissions. To change part of an existing file \
 use Edit instead, which needs only the changed text. If you have read the file \
 before, Write refuses when it has changed since; read it again first."""
 
@@ -34,7 +48,7 @@ async def write_file(args: WriteArgs, context: ToolContext) -> str:
     path = context.resolve(args.file_path, tool=NAME, action="written")
     mode = existing_mode(path, args.file_path, NAME)
     context.files.check_unchanged(path, tool=NAME, shown=args.file_path)
-    data = args.content.encode("utf-8")
+    data = _encode(args, _current(path)[1])
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, data, NEW_FILE_MODE if mode is None else mode)
@@ -70,11 +84,39 @@ def existing_mode(path: Path, shown: str, tool: str) -> int | None:
 
 def preview(path: Path, args: WriteArgs) -> tuple[str, str]:
     """The file's text before and after the call, for the approval prompt's diff."""
-    try:
-        before = path.read_bytes().decode("utf-8", "replace")
-    except OSError:
-        before = ""
+    before, encoding = _current(path)
+    _encode(args, encoding)
     return before, args.content
+
+
+def unencodable(shown: str, source: str, error: UnencodableText) -> str:
+    """What Write and Edit tell the model when ``source`` has a character the file cannot."""
+    name = error.encoding.name
+    convert = ", or convert the file to UTF-8 first" if error.encoding == LATIN1 else ""
+    return (
+        f"{shown} is {name} text, which cannot hold {error.character} from {source}; "
+        f"nothing was changed. Use only characters {name} has (write others as escapes "
+        f"the file's language understands){convert}."
+    )
+
+
+def _current(path: Path) -> tuple[str, TextEncoding]:
+    """The file's text now, and the encoding new contents are written in."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return "", UTF8
+    try:
+        return decode_text(raw)
+    except NotText:
+        return raw.decode("utf-8", "replace"), UTF8
+
+
+def _encode(args: WriteArgs, encoding: TextEncoding) -> bytes:
+    try:
+        return encode_text(args.content, encoding)
+    except UnencodableText as error:
+        raise ToolError(NAME, unencodable(args.file_path, "content", error)) from None
 
 
 TOOL = Tool(
