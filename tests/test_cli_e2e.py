@@ -7,7 +7,12 @@ what the server was sent.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +20,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from cli_process import nehanda
+from scripted_server import ScriptedServer
 
 STREAMS = Path(__file__).parent / "fixtures" / "streams"
 README = "# widget\n\nInstall it with `pip install widget`.\n"
@@ -157,6 +163,49 @@ def test_json_mode_errors_are_json(httpserver: HTTPServer, workspace: Path) -> N
     assert done.returncode == 1
     error = json.loads(done.stdout)
     assert error["type"] == "error" and "does not exist" in error["error"]
+
+
+def start_run(server: ScriptedServer, workspace: Path, *args: str) -> subprocess.Popen[str]:
+    """``nehanda run`` left running, for a test to signal."""
+    command = [sys.executable, "-m", "nehanda", "run", *args, "--provider", "vllm"]
+    return subprocess.Popen(
+        [*command, "--base-url", server.base_url, "--model", "q"],
+        cwd=workspace,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell without job control starts background jobs with SIGINT ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+def wait_for_request(server: ScriptedServer) -> None:
+    deadline = time.monotonic() + 20
+    while not server.received("/v1/chat/completions"):
+        assert time.monotonic() < deadline, "the server never got the request"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("output_format", ["json", "stream-json"])
+def test_ctrl_c_ends_a_json_run_with_a_json_line_saying_so(
+    server: ScriptedServer, workspace: Path, output_format: str
+) -> None:
+    server.stream("e2e_vllm_answer.sse", piece=64, stall_after=0, stall_for=15)
+    child = start_run(server, workspace, "install?", "--output", output_format)
+    try:
+        wait_for_request(server)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=10)
+    finally:
+        child.kill()
+    assert child.returncode == 130, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    kinds = ["init", "error"] if output_format == "stream-json" else ["error"]
+    assert [line["type"] for line in lines] == kinds
+    assert lines[-1]["error"] == "interrupted" and lines[-1]["provider"] == "vllm"
+    sessions = Path(os.environ["XDG_STATE_HOME"]) / "nehanda" / "sessions"
+    log = (sessions / f"{lines[-1]['session_id']}.jsonl").read_text().splitlines()
+    assert json.loads(log[-1])["type"] == "interrupted"
 
 
 def _ports_free(*ports: int) -> bool:

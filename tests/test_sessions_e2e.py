@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from cli_process import nehanda, run_json
 from scripted_server import ScriptedServer
 
@@ -74,3 +76,69 @@ def test_secrets_in_tool_output_never_reach_the_log(server: ScriptedServer, tmp_
     log = log_path(result["session_id"]).read_text()
     assert SECRET not in log and "[REDACTED]" in log
     assert SECRET in server.requests[1].body["messages"][-1]["content"]
+
+
+def tear_last_line(path: Path) -> str:
+    """Cuts the log's last record in half, as a crash mid-write would; the torn line."""
+    lines = path.read_text().splitlines(keepends=True)
+    torn = lines[-1][: len(lines[-1]) // 2]
+    path.write_text("".join(lines[:-1]) + torn)
+    return torn
+
+
+def test_continue_after_a_torn_last_line_warns_and_keeps_the_log_whole(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.stream("e2e_vllm_answer.sse").stream("e2e_vllm_answer.sse")
+    first = result_of(server, tmp_path, "What is this project?")
+    path = log_path(first["session_id"])
+    torn = tear_last_line(path)
+    torn_number = len(path.read_text().splitlines())
+
+    done = nehanda(
+        "run", "And to upgrade?", "--continue", "--provider", "vllm",
+        "--base-url", server.base_url, "--model", "q", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"note: {path}:{torn_number}: skipped an unreadable record" in done.stderr
+
+    lines = path.read_text().splitlines()
+    assert lines[torn_number - 1] == torn
+    records = [json.loads(line) for n, line in enumerate(lines, 1) if n != torn_number]
+    assert records[torn_number - 1]["type"] == "resumed"
+    assert records[torn_number - 1]["id"] == first["session_id"]
+    assert records[-1]["type"] == "message"
+    assert records[-1]["message"]["role"] == "assistant"
+
+
+def test_stream_json_tells_of_a_torn_line_as_a_notice(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.stream("e2e_vllm_answer.sse").stream("e2e_vllm_answer.sse")
+    first = result_of(server, tmp_path, "What is this project?")
+    tear_last_line(log_path(first["session_id"]))
+    done = nehanda(
+        "run", "And to upgrade?", "--resume", first["session_id"], "--provider", "vllm",
+        "--base-url", server.base_url, "--model", "q", "--output", "stream-json", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [event["type"] for event in events][:2] == ["init", "notice"]
+    assert "skipped an unreadable record" in events[1]["message"]
+    assert events[-1]["type"] == "result"
+
+
+@pytest.mark.parametrize("output_format", ["json", "stream-json"])
+@pytest.mark.parametrize(
+    ("flags", "reason"),
+    [(["--continue"], "no earlier session"), (["--resume", "nope"], "no session 'nope'")],
+)
+def test_a_missing_session_is_a_json_error_in_json_modes(
+    tmp_path: Path, output_format: str, flags: list[str], reason: str
+) -> None:
+    done = nehanda("run", "hi", *flags, "--output", output_format, cwd=tmp_path)
+    assert done.returncode == 1
+    (line,) = done.stdout.splitlines()
+    error = json.loads(line)
+    assert error["type"] == "error" and reason in error["error"]
+    assert reason in done.stderr

@@ -105,14 +105,13 @@ def chat(**options: Any) -> int:
 )
 def run(prompt: str | None, output_format: str, **options: Any) -> int:
     """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin)."""
-    from nehanda.app import RunOptions, run_once
+    from nehanda.app import RunOptions, report_failure, run_once
 
     text = _read_prompt(prompt)
     try:
         session = _session_options(options)
     except NehandaError as exc:
-        click.echo(f"error: {exc}", err=True)
-        return 1
+        return report_failure(output_format, str(exc))
     return run_once(RunOptions(text, session, output_format))
 
 

@@ -162,6 +162,7 @@ async def open_session(options: SessionOptions) -> ChatSession:
     log = SessionLog(sessions_dir() / f"{session_id}.jsonl", secret_values())
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
     notes = ([trust_note] if trust_note else []) + _instruction_notes(instructions)
+    notes += options.resume.warnings if options.resume else []
     chat = ChatSession(agent, config, provider, support, log, session_id, notes)
     chat._logged = len(agent.messages)
     return chat

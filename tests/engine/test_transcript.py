@@ -59,6 +59,27 @@ def test_torn_last_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
     assert len(session.warnings) == 1 and f"{path}:6" in session.warnings[0]
 
 
+def test_records_appended_after_a_torn_line_start_a_line_of_their_own(tmp_path: Path) -> None:
+    path = tmp_path / "s1.jsonl"
+    write_session(path, tmp_path, CONVERSATION[:2])
+    torn = '{"type": "message", "message": {"role": "assist'
+    with path.open("a") as file:
+        file.write(torn)
+    write_session(path, tmp_path, CONVERSATION[2:])
+    assert path.read_text().splitlines()[3] == torn
+    session = read_session(path)
+    assert session.messages == CONVERSATION
+    assert len(session.warnings) == 1 and f"{path}:4" in session.warnings[0]
+
+
+def test_appending_to_a_whole_log_adds_no_blank_line(tmp_path: Path) -> None:
+    path = tmp_path / "s1.jsonl"
+    write_session(path, tmp_path, CONVERSATION[:2])
+    write_session(path, tmp_path, CONVERSATION[2:])
+    session = read_session(path)
+    assert (session.messages, session.warnings) == (CONVERSATION, [])
+
+
 def test_secrets_from_the_environment_are_redacted(tmp_path: Path) -> None:
     values = secret_values(
         {"MY_API_KEY": "sk-abcdef123456", "GH_TOKEN": 'tok"en\\value', "HOME": "/root"}

@@ -2,8 +2,9 @@
 
 Each record is one line, flushed and fsynced as it happens, so a crash or kill loses
 at most the record in flight; a truncated last line is skipped (with a warning) when
-the log is read back. Values of environment variables whose names say they are
-secrets (KEY, TOKEN, SECRET, PASSWORD) are redacted before anything is written.
+the log is read back, and the next record written starts a line of its own. Values of
+environment variables whose names say they are secrets (KEY, TOKEN, SECRET, PASSWORD)
+are redacted before anything is written.
 """
 
 from __future__ import annotations
@@ -111,8 +112,7 @@ class SessionLog:
 
     def append(self, record: Mapping[str, Any]) -> None:
         if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
+            self._file = self._open()
         line = redact(json.dumps(record, ensure_ascii=False), self.redacted)
         self._file.write(line + "\n")
         self._file.flush()
@@ -125,6 +125,23 @@ class SessionLog:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+    def _open(self) -> IO[str]:
+        """The log opened for appending, ready for a new line even after a torn one."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        file = self.path.open("a", encoding="utf-8")
+        if _ends_mid_line(self.path):
+            # Glued onto the torn fragment, the next record would be lost with it.
+            file.write("\n")
+        return file
+
+
+def _ends_mid_line(path: Path) -> bool:
+    with path.open("rb") as file:
+        if file.seek(0, os.SEEK_END) == 0:
+            return False
+        file.seek(-1, os.SEEK_END)
+        return file.read(1) != b"\n"
 
 
 @dataclass

@@ -98,6 +98,11 @@ class JsonOutput:
             "error": finished.problem,
         }
 
+    def note(self, message: str) -> None:
+        """Something worth knowing that changes nothing, such as a resumed log's damage."""
+        self.err.write(f"note: {message}\n")
+        self._stream({"type": "notice", "message": message})
+
     def error(self, message: str) -> None:
         self._write({"type": "error", "error": message, **self.run.__dict__})
 
