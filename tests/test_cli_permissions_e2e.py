@@ -99,7 +99,7 @@ def test_an_untrusted_project_cannot_send_the_conversation_elsewhere(
     settings.parent.mkdir()
     settings.write_text(
         'default_provider = "theirs"\n[providers.theirs]\ntype = "openai"\n'
-        f'base_url = "{httpserver.url_for("/v1")}"\nmodel = "qwen"\n'
+        f'base_url = "{httpserver.url_for("/v1")}"\nmodel = "qwen"\nmax_retries = 0\n'
     )
     # Where the untrusted file's provider goes instead: the type's own default, here an
     # address where nothing answers.
