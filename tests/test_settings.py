@@ -97,6 +97,10 @@ def test_unknown_provider_lists_types_and_configured_names(tmp_path: Path) -> No
         ('[providers.a]\n\ntype = "gpt"\n', 3, "must be one of openai, lmstudio"),
         ("max_turns = 0\n", 1, "max_turns"),
         ('[providers.a]\ntype = "vllm"\nforce_manual_tools = "yes please"\n', 3, "bool"),
+        ('max_turns = 5\n[providers]\nb = { type = "vllm" }\na = { type = "gpt" }\n', 4, "one of"),
+        ('max_turns = 5\nproviders.a.type = "vllm"\nproviders.a.modle = "x"\n', 3, "unknown"),
+        ('[providers]\na.type = "vllm"\n\na.max_retries = "many"\n', 4, "max_retries"),
+        ('[providers.a]\ntype = "vllm"\n[providers.b]\ntype = "gpt"\n', 4, "one of"),
     ],
 )
 def test_malformed_file_names_file_and_line(

@@ -248,17 +248,37 @@ def _describe_validation_error(path: Path, text: str, exc: ValidationError) -> s
 
 
 def _line_of_key(text: str, location: list[str]) -> int | None:
-    """The line where the last key of ``location`` is written, searched after its table."""
+    """The line where the last key of ``location`` is written, searched after its table.
+
+    The key may stand alone (``type = ...``), end a dotted key (``a.type = ...``) or sit
+    in an inline table (``a = { type = ... }``); a line that also names the key's parent
+    is preferred.
+    """
     lines = text.splitlines()
-    start = 0
-    if len(location) >= 2:
-        table = re.compile(r"^\s*\[\s*" + r"\s*\.\s*".join(map(re.escape, location[:2])) + r"\s*\]")
-        start = next((i for i, line in enumerate(lines) if table.match(line)), 0)
-    key = re.compile(r"^\s*" + re.escape(location[-1]) + r"\s*=")
-    for number in range(start, len(lines)):
-        if key.match(lines[number]):
-            return number + 1
+    start = _table_line(lines, location[:-1])
+    key = _key_pattern(location[-1], "=")
+    found = [number for number in range(start, len(lines)) if key.search(lines[number])]
+    parent = _key_pattern(location[-2], r"[=.]") if len(location) >= 2 else None
+    named = [number for number in found if parent and parent.search(lines[number])]
+    if named or found:
+        return (named or found)[0] + 1
     return start + 1 if start else None
+
+
+def _key_pattern(key: str, followed_by: str) -> re.Pattern[str]:
+    return re.compile(r"(?:^|[\s{,.])" + re.escape(key) + r"\s*" + followed_by)
+
+
+def _table_line(lines: list[str], tables: list[str]) -> int:
+    """Where the deepest table header among ``tables``' prefixes is written, else 0."""
+    for depth in range(len(tables), 0, -1):
+        header = re.compile(
+            r"^\s*\[\s*" + r"\s*\.\s*".join(map(re.escape, tables[:depth])) + r"\s*\]"
+        )
+        found = next((i for i, line in enumerate(lines) if header.match(line)), None)
+        if found is not None:
+            return found
+    return 0
 
 
 def resolve_named_provider(
