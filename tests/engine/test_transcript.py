@@ -59,6 +59,17 @@ def test_torn_last_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
     assert len(session.warnings) == 1 and f"{path}:6" in session.warnings[0]
 
 
+def test_a_line_torn_inside_a_character_is_skipped_like_any_other(tmp_path: Path) -> None:
+    path = tmp_path / "s1.jsonl"
+    write_session(path, tmp_path, CONVERSATION)
+    whole = '{"type": "message", "message": {"role": "user", "parts": [{"text": "café"}]}}'
+    with path.open("ab") as file:
+        file.write(whole.encode()[: whole.encode().index(b"\xa9")])
+    session = read_session(path)
+    assert session.messages == CONVERSATION
+    assert len(session.warnings) == 1 and f"{path}:6" in session.warnings[0]
+
+
 def test_records_appended_after_a_torn_line_start_a_line_of_their_own(tmp_path: Path) -> None:
     path = tmp_path / "s1.jsonl"
     write_session(path, tmp_path, CONVERSATION[:2])

@@ -164,13 +164,14 @@ class Session:
 
 def read_session(path: Path) -> Session:
     session = Session(path.stem)
-    with path.open(encoding="utf-8") as file:
+    # Bytes, decoded per record: a line torn inside a character spoils only itself.
+    with path.open("rb") as file:
         for number, line in enumerate(file, 1):
             _read_record(session, path, number, line)
     return session
 
 
-def _read_record(session: Session, path: Path, number: int, line: str) -> None:
+def _read_record(session: Session, path: Path, number: int, line: bytes) -> None:
     try:
         record = json.loads(line)
         kind = record["type"]
