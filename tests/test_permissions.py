@@ -159,6 +159,19 @@ def test_an_allow_rule_judges_the_resolved_path(ws: Path) -> None:
     assert isinstance(judge(ws, "Write", rules=rules, file_path="../outside/x", content=""), Allow)
 
 
+def test_a_deny_rule_for_a_linked_folder_covers_its_real_place_too(ws: Path) -> None:
+    rules = {"deny": ["Read(out-link/**)", "Edit(out-link/**)"]}
+    real = str(ws.parent / "outside" / "key")
+    assert isinstance(judge(ws, "Read", "yolo", rules, file_path=real), Deny)
+    assert isinstance(judge(ws, "Write", "yolo", rules, file_path=real, content=""), Deny)
+    assert isinstance(judge(ws, "Read", "yolo", rules, file_path="out-link/key"), Deny)
+
+
+def test_a_rule_naming_a_sibling_folder_may_allow_it(ws: Path) -> None:
+    rules = {"allow": ["Edit(../outside/**)"]}
+    assert isinstance(judge(ws, "Write", rules=rules, file_path="out-link/x", content=""), Allow)
+
+
 def test_a_workspace_allow_rule_does_not_follow_a_symlink_out_of_the_workspace(ws: Path) -> None:
     rules = {"allow": ["Edit(out-link/**)", "Read(out-link/**)"]}
     wrote = judge(ws, "Write", rules=rules, file_path="out-link/x", content="")

@@ -136,6 +136,14 @@ def path_rule_matches(rule: Rule, path: Path, workspace: Path, *, lexical: bool)
     return any(pattern.rest.fullmatch(candidate) for candidate in candidates)
 
 
+def names_a_place_in(rule: Rule, workspace: Path) -> bool:
+    """Whether ``rule``'s path, as written, lies inside ``workspace`` (``Edit(src/**)``)
+    rather than naming a place outside it (``Read(~/notes/**)``, ``Read(../lib/**)``)."""
+    if rule.specifier is None:
+        return True
+    return is_inside(_path_pattern(rule.specifier, workspace).lexical, workspace)
+
+
 def _path_pattern(spec: str, workspace: Path) -> _PathPattern:
     if spec == "~" or spec.startswith("~/"):
         root, relative = Path.home(), spec[1:].lstrip("/")
@@ -145,10 +153,5 @@ def _path_pattern(spec: str, workspace: Path) -> _PathPattern:
         root, relative = workspace, spec.removeprefix("./")
     base, rest = split_literal_prefix("" if relative == "." else relative)
     lexical = Path(os.path.normpath(root / base))
-    resolved = Path(os.path.realpath(lexical))
-    if root == workspace and not is_inside(resolved, workspace):
-        # A rule written for the workspace cannot follow the project's own symlinks
-        # out of it: "Edit(src/**)" with src -> ~ must not cover the home directory.
-        resolved = lexical
     rest_regex = compile_glob(rest) if rest else None
-    return _PathPattern(lexical, resolved, rest_regex)
+    return _PathPattern(lexical, Path(os.path.realpath(lexical)), rest_regex)

@@ -34,6 +34,7 @@ from nehanda.permission_rules import (
     Rule,
     command_rule_matches,
     escape_glob,
+    names_a_place_in,
     parse_rule,
     path_rule_matches,
 )
@@ -287,6 +288,11 @@ def _path_rule(
 
 
 def _covers(rule: Rule, target: _Target, workspace: Path, resolved_only: bool) -> bool:
+    outside = not is_inside(target.resolved, workspace)
+    if resolved_only and outside and names_a_place_in(rule, workspace):
+        # An allow rule written for the workspace allows nothing outside it, whichever
+        # of the project's symlinks leads there: "Edit(src/**)" with src -> ~.
+        return False
     if path_rule_matches(rule, target.resolved, workspace, lexical=False):
         return True
     return not resolved_only and path_rule_matches(rule, target.lexical, workspace, lexical=True)
