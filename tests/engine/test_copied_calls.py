@@ -44,6 +44,18 @@ WRITTEN = {
         "</parameter></function></tool_call>"
     ),
     "a JSON object inside prose": f"The agent then sent {CALL_JSON} and stopped.",
+    "a line of nehanda's session log": numbered(
+        json.dumps({"type": "tool_use", "id": "c1", "name": "Bash", "input": TOUCH})
+    ),
+    "keys in another order": json.dumps({"arguments": TOUCH, "name": "Bash"}),
+    "an OpenAI tool call, arguments as text": json.dumps(
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "Bash", "arguments": json.dumps(TOUCH)},
+        }
+    ),
+    "after a line left open": numbered('{"note": "cut here' + "\n" + CALL_JSON),
 }
 
 
@@ -66,6 +78,19 @@ def test_a_call_that_differs_in_tool_or_arguments_is_not_marked(call: ToolUse) -
     calls = ToolOutputCalls(builtin_specs())
     (kept,) = calls.mark([call], conversation("Read", WRITTEN["a fenced block read from a file"]))
     assert kept == call
+
+
+def test_a_result_whose_call_id_was_used_before_is_read_too() -> None:
+    """Some servers number calls per reply, so ids repeat across a conversation."""
+    calls = ToolOutputCalls(builtin_specs())
+    messages = conversation("Read", "nothing here")
+    calls.mark([ToolUse("call_1", "Read", {"file_path": "a"})], messages)
+    messages += [
+        Message("assistant", (ToolUse("call_1", "Read", {"file_path": "notes"}),)),
+        Message("tool", (ToolResult("call_1", CALL_JSON),)),
+    ]
+    (marked,) = calls.mark([ToolUse("call_1", "Bash", dict(TOUCH))], messages)
+    assert marked.copied_from == "the output of an earlier Read call"
 
 
 def test_results_are_read_as_they_arrive_and_calls_keep_their_order() -> None:
@@ -101,7 +126,9 @@ def test_json_calls_never_raises(text: str) -> None:
     assert all(name in NAMES for name, _ in json_calls(text, NAMES))
 
 
-@pytest.mark.parametrize("unit", ['{"name": "Bash", "a": [', '{"tool": "', '{"name": "Bash"} '])
+@pytest.mark.parametrize(
+    "unit", ['{"name": "Bash", "a": [', '{"tool": "', '{"name": "Bash"} ', "{ if (a) ", "{}"]
+)
 def test_json_calls_stays_linear_on_many_openers(unit: str) -> None:
     """A quadratic would take about 64 times as long for 8 times the text."""
 
@@ -110,6 +137,6 @@ def test_json_calls_stays_linear_on_many_openers(unit: str) -> None:
         list(json_calls(text, NAMES))
         return time.perf_counter() - started
 
-    small, large = unit * 5_000, unit * 40_000
+    small, large = unit * 2_000, unit * 16_000
     base = min(seconds(small) for _ in range(3))
     assert min(seconds(large) for _ in range(3)) / base < 20

@@ -5,11 +5,12 @@ example, a log of an earlier session, a page written to steer an agent. Small mo
 repeat what they read, and a repeated call parses like any other. The canonical
 delimiters are defused in rescue-mode tool output (``toolcalls.prompt.neutralize``),
 but a JSON object cannot be without changing what the model reads. So each tool
-result is read once for the calls written in it, in any format the rescue parser
-knows or as a JSON object anywhere (after Read's line numbers or Grep's file names),
-and a later call identical to one of them, same tool and same arguments, is marked
-``copied_from``: permissions then ask the user before it runs, whatever rule would
-have allowed it.
+result is read once for the calls written in it: in any format the rescue parser
+knows, and as any JSON object anywhere (after Read's line numbers or Grep's file
+names too) that names a tool and its arguments, in whatever key order, nested or
+not, with arguments as an object or as a JSON string. A later call identical to one
+of them, same tool and same arguments, is marked ``copied_from``: permissions then
+ask the user before it runs, whatever rule would have allowed it.
 """
 
 from __future__ import annotations
@@ -25,8 +26,13 @@ from nehanda.toolcalls.jsonvalue import CLOSED, ValueScanner, decode
 from nehanda.types import Message, ToolSpec, ToolUse
 
 _LINE_NUMBERS = re.compile(r"(?m)^ *\d+\t")  # Read's gutter, which splits a multi-line object
-_OBJECT_NAMING_A_TOOL = re.compile(r'\{\s*"(?:name|tool)"\s*:\s*"')
+_NAME_KEYS = ("name", "tool", "tool_name")
 _ARGUMENT_KEYS = ("arguments", "parameters", "input")
+Call = tuple[str, Mapping[str, Any]]
+
+# How many times its length a text may cost to scan: objects left open are scanned to
+# the end of the text, and a text made of them would otherwise take quadratic time.
+_SCAN_BUDGET = 8
 
 
 class ToolOutputCalls:
@@ -36,13 +42,14 @@ class ToolOutputCalls:
         self._names = frozenset(spec.name for spec in tools)
         self._schemas = {spec.name: spec.input_schema for spec in tools}
         self._written: dict[str, str] = {}  # call key -> where it is written
-        self._read: set[str] = set()  # ids of the results read so far
+        self._tool_names: dict[str, str] = {}  # call id -> tool name
+        self._messages_read = 0  # the conversation only grows
 
     def mark(self, calls: Sequence[ToolUse], messages: Sequence[Message]) -> list[ToolUse]:
         """``calls``, each one written in an earlier result of ``messages`` marked so."""
         if not calls:
             return []
-        self._read_results(messages)
+        self._read(messages)
         return [
             replace(call, copied_from=where)
             if (where := self._written.get(_key(call.name, call.input)))
@@ -50,17 +57,15 @@ class ToolOutputCalls:
             for call in calls
         ]
 
-    def _read_results(self, messages: Sequence[Message]) -> None:
-        tool_names: dict[str, str] = {}
-        for message in messages:
-            tool_names.update((use.id, use.name) for use in message.tool_uses)
+    def _read(self, messages: Sequence[Message]) -> None:
+        for message in messages[self._messages_read :]:
+            self._tool_names.update((use.id, use.name) for use in message.tool_uses)
             for result in message.tool_results:
-                if result.tool_use_id in self._read:
-                    continue
-                self._read.add(result.tool_use_id)
-                where = f"the output of an earlier {tool_names.get(result.tool_use_id, '')} call"
+                name = self._tool_names.get(result.tool_use_id, "")
+                where = " ".join(f"the output of an earlier {name} call".split())
                 for key in self._keys_in(result.content):
-                    self._written.setdefault(key, " ".join(where.split()))
+                    self._written.setdefault(key, where)
+        self._messages_read = len(messages)
 
     def _keys_in(self, output: str) -> Iterator[str]:
         text = _LINE_NUMBERS.sub("", output)
@@ -70,26 +75,46 @@ class ToolOutputCalls:
             yield _key(name, arguments)
 
 
-def json_calls(text: str, names: Collection[str]) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """Every JSON object in ``text`` that names a tool in ``names``, with its arguments.
+def json_calls(text: str, names: Collection[str]) -> Iterator[Call]:
+    """Every call to a tool in ``names`` written as JSON in ``text``, nested or not.
 
-    Linear: the structural scan finds where an object ends before anything decodes
-    it, and the search resumes after it, so no character is read twice. An object
-    nested in one that names a tool, or in one left open, is not looked at.
+    Each outermost object is found by a structural scan and decoded once; its values
+    are searched for objects that name a tool and carry its arguments. An object left
+    open is skipped, and scanning goes on from the next brace, within a budget of a
+    few times the text's length, which keeps the time linear.
     """
+    budget = _SCAN_BUDGET * len(text) + 65536
     position = 0
-    while match := _OBJECT_NAMING_A_TOOL.search(text, position):
-        status, end = ValueScanner(closers=()).scan(text, match.start(), final=True)
+    while budget > 0 and (start := text.find("{", position)) >= 0:
+        status, end = ValueScanner(closers=()).scan(text, start, final=True)
+        budget -= end - start
         if status != CLOSED:
-            return
-        position = end
-        value = decode(text[match.start() : end])
-        if not isinstance(value, dict):
+            position = start + 1
             continue
-        name = value.get("name", value.get("tool"))
-        arguments = next((value[k] for k in _ARGUMENT_KEYS if k in value), None)
-        if isinstance(name, str) and name in names and isinstance(arguments, dict):
-            yield name, arguments
+        position = end
+        yield from _calls_within(decode(text[start:end]), names)
+
+
+def _calls_within(value: Any, names: Collection[str]) -> Iterator[Call]:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            if call := _as_call(item, names):
+                yield call
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+
+
+def _as_call(item: Mapping[str, Any], names: Collection[str]) -> Call | None:
+    name = next((item[key] for key in _NAME_KEYS if isinstance(item.get(key), str)), "")
+    if not isinstance(name, str) or name not in names:
+        return None
+    arguments = next((item[key] for key in _ARGUMENT_KEYS if key in item), None)
+    if isinstance(arguments, str):  # OpenAI's function calls carry their arguments as text
+        arguments = decode(arguments)
+    return (name, arguments) if isinstance(arguments, dict) else None
 
 
 def _key(name: str, arguments: Mapping[str, Any]) -> str:
