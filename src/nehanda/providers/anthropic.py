@@ -17,8 +17,6 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-import httpx
-
 from nehanda.errors import AuthenticationError, RateLimitError, StreamProtocolError
 from nehanda.events import (
     MessageEnd,
@@ -33,10 +31,9 @@ from nehanda.events import (
 from nehanda.model_config import CLAUDE_FAMILIES, family_for, omit_tool_choice, profile_for
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
+from nehanda.providers.http import HTTPProvider, open_stream
 from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.sse import SSEDecoder, SSEEvent
-from nehanda.settings import ProviderConfig
 from nehanda.types import (
     JsonObject,
     Message,
@@ -278,17 +275,6 @@ def build_payload(
 
 class AnthropicProvider(HTTPProvider):
     """A ``Provider`` for Claude through the Messages API."""
-
-    def __init__(
-        self,
-        config: ProviderConfig,
-        *,
-        api_key: str | None = None,
-        client: httpx.AsyncClient | None = None,
-        retry: RetryPolicy | None = None,
-    ) -> None:
-        super().__init__(config, client=client, retry=retry)
-        self._api_key = api_key
 
     async def capabilities(self, model: str) -> Capabilities:
         # Every Claude model takes tools; None says the server was not asked.

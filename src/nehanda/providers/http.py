@@ -219,16 +219,18 @@ async def _send_with_retries(
 
 
 class HTTPProvider:
-    """What every HTTP adapter shares: its settings entry, one pooled client, retries."""
+    """What every HTTP adapter shares: its settings entry and key, one pooled client, retries."""
 
     def __init__(
         self,
         config: ProviderConfig,
         *,
+        api_key: str | None = None,
         client: httpx.AsyncClient | None = None,
         retry: RetryPolicy | None = None,
     ) -> None:
         self._config = config
+        self._api_key = api_key
         self._timeout = timeout_for(config.connect_timeout, config.read_timeout)
         self._owns_client = client is None
         self._client = client or httpx.AsyncClient(timeout=self._timeout)

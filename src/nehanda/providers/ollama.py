@@ -195,7 +195,7 @@ class OllamaProvider(HTTPProvider):
         retry: RetryPolicy | None = None,
         store: ToolSupportCache | None = None,
     ) -> None:
-        super().__init__(config, client=client, retry=retry)
+        super().__init__(config, api_key=api_key, client=client, retry=retry)
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._cap = config.context_cap or profile_for(config).context_cap
         self._info = OllamaModelInfo(

@@ -25,8 +25,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from nehanda.errors import StreamProtocolError
 from nehanda.events import (
     MessageEnd,
@@ -40,11 +38,10 @@ from nehanda.events import (
 from nehanda.model_config import omit_tool_choice
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
+from nehanda.providers.http import HTTPProvider, open_stream
 from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.sse import SSEDecoder, SSEEvent
 from nehanda.providers.think_split import ThinkSplitter
-from nehanda.settings import ProviderConfig
 from nehanda.types import (
     JsonObject,
     Message,
@@ -295,17 +292,6 @@ def build_payload(request: ChatRequest, model: str, *, send_tool_choice: bool = 
 
 class OpenAICompatProvider(HTTPProvider):
     """A ``Provider`` for any server speaking OpenAI's streaming chat-completions API."""
-
-    def __init__(
-        self,
-        config: ProviderConfig,
-        *,
-        api_key: str | None = None,
-        client: httpx.AsyncClient | None = None,
-        retry: RetryPolicy | None = None,
-    ) -> None:
-        super().__init__(config, client=client, retry=retry)
-        self._api_key = api_key
 
     async def capabilities(self, model: str) -> Capabilities:
         return Capabilities(native_tools=None)
