@@ -16,12 +16,12 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+from nehanda.config.settings import ProviderConfig
 from nehanda.engine.loop import Agent
 from nehanda.events import MessageEnd, StreamEvent, TextDelta, ToolUseEnd
 from nehanda.providers.base import Capabilities, ChatRequest, Provider
 from nehanda.providers.openai_compat import OpenAICompatProvider
 from nehanda.providers.rescue import RescueProvider
-from nehanda.settings import ProviderConfig
 from nehanda.types import ToolResult, ToolSpec, ToolUse, Usage
 
 TURNS = int(sys.argv[1]) if len(sys.argv) > 1 else 200

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from cli_process import nehanda
+from nehanda.config.settings import Settings
 from nehanda.providers.discovery import NoProviderFound, find_provider
-from nehanda.settings import Settings
 from scripted_server import Reply, ScriptedServer, fixture_body
 
 JSON = {"Content-Type": "application/json"}

@@ -2,8 +2,8 @@
 
 import pytest
 
+from nehanda.config.profiles import omit_tool_choice
 from nehanda.engine.mode import decide_mode
-from nehanda.model_config import omit_tool_choice
 
 
 @pytest.mark.parametrize(

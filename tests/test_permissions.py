@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from nehanda.config.permission_modes import MODES, Mode
 from nehanda.permission_rules import parse_rule
-from nehanda.permissions import MODES, Allow, Ask, Decision, Deny, Mode, PermissionRules, decide
+from nehanda.permissions import Allow, Ask, Decision, Deny, PermissionRules, decide
 from nehanda.types import ToolUse
 
 
@@ -263,9 +264,13 @@ def test_allowing_adds_rules_for_the_session(ws: Path) -> None:
 
 
 def test_the_cli_offers_exactly_the_modes() -> None:
-    from nehanda.cli import PERMISSION_MODES
+    import click
 
-    assert set(PERMISSION_MODES) == set(MODES)
+    from nehanda.cli import cli
+
+    option = next(param for param in cli.params if param.name == "permission_mode")
+    assert isinstance(option.type, click.Choice)
+    assert set(option.type.choices) == set(MODES)
 
 
 @pytest.mark.parametrize(

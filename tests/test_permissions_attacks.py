@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from nehanda.permissions import Mode, PermissionRules
+from nehanda.config.permission_modes import Mode
+from nehanda.permissions import PermissionRules
 from nehanda.tool_gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.types import ToolResult, ToolUse

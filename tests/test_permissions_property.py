@@ -14,7 +14,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nehanda.permissions import Allow, Ask, Mode, PermissionRules, decide
+from nehanda.config.permission_modes import Mode
+from nehanda.permissions import Allow, Ask, PermissionRules, decide
 from nehanda.tools.paths import is_inside
 from nehanda.types import ToolUse
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from nehanda.errors import ConfigError
-from nehanda.settings import (
+from nehanda.config.settings import (
     Flags,
     load_settings,
     normalize_ollama_host,
     resolve_named_provider,
     user_settings_path,
 )
-from nehanda.trust import trust_folder
+from nehanda.config.trust import trust_folder
+from nehanda.errors import ConfigError
 
 
 def write(path: Path, text: str) -> Path:

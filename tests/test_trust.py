@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from nehanda.config.settings import (
+    RuleText,
+    load_settings,
+    resolve_named_provider,
+    user_settings_path,
+)
+from nehanda.config.trust import is_trusted, trust_folder, trust_store_path
 from nehanda.errors import ConfigError
-from nehanda.permission_rules import Rule, parse_rule
-from nehanda.settings import load_settings, resolve_named_provider, user_settings_path
-from nehanda.trust import is_trusted, trust_folder, trust_store_path
+from nehanda.permission_rules import parse_rule
+from nehanda.permissions import PermissionRules
 
 PROJECT = """\
 default_provider = "openai"
@@ -56,7 +63,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def texts(rules: tuple[Rule, ...]) -> list[str]:
+def texts(rules: Sequence[RuleText]) -> list[str]:
     return [rule.text for rule in rules]
 
 
@@ -135,7 +142,7 @@ def test_bad_permission_settings_name_file_and_line(
     path = tmp_path / ".nehanda/settings.toml"
     write(path, text)
     with pytest.raises(ConfigError) as caught:
-        load_settings(tmp_path, environ={})
+        PermissionRules.from_settings(load_settings(tmp_path, environ={}).permissions)
     assert f"{path}:{line}:" in str(caught.value)
     assert says in str(caught.value)
 
@@ -144,5 +151,10 @@ def test_rules_from_every_layer_add_up(tmp_path: Path) -> None:
     write(user_settings_path(), '[permissions]\nallow = ["Bash(make)"]\n')
     write(tmp_path / ".nehanda/settings.toml", '[permissions]\nallow = ["Bash(make test)"]\n')
     trust_folder(tmp_path)
-    allow = load_settings(tmp_path, environ={}).permissions.allow
+    settings = load_settings(tmp_path, environ={})
+    allow = PermissionRules.from_settings(settings.permissions).allow
     assert allow == (parse_rule("Bash(make)"), parse_rule("Bash(make test)"))
+    assert [rule.source for rule in settings.permissions.allow] == [
+        f"{user_settings_path()}:2",
+        f"{tmp_path / '.nehanda/settings.toml'}:2",
+    ]

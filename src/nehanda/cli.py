@@ -14,15 +14,13 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from nehanda import __version__
+from nehanda.config.permission_modes import MODES, Mode
 from nehanda.errors import ConfigError, NehandaError
 
 if TYPE_CHECKING:
-    from nehanda.permissions import Mode
     from nehanda.session import SessionOptions
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
-# The same as permissions.MODES, written out: importing that module would slow --help.
-PERMISSION_MODES = ("default", "accept-edits", "plan", "yolo")
 
 
 def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,7 +46,7 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option(
             "--permission-mode",
-            type=click.Choice(PERMISSION_MODES),
+            type=click.Choice(MODES),
             help="default: read-only tools run, the rest asks; accept-edits: file edits in "
             "the workspace run too; plan: read-only tools only; yolo: everything runs.",
         ),
@@ -138,9 +136,9 @@ def _chat(options: dict[str, Any]) -> int:
 
 def _session_options(options: dict[str, Any]) -> SessionOptions:
     """The parsed flags as session options; ``NehandaError`` when a session to resume is missing."""
+    from nehanda.config.settings import Flags
     from nehanda.engine.transcript import latest_session
     from nehanda.session import SessionOptions, find_session
-    from nehanda.settings import Flags
 
     if options["yes"] and options["permission_mode"] not in (None, "yolo"):
         raise click.UsageError(
@@ -173,11 +171,13 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
 @cli.command()
 def providers() -> int:
     """List the configured providers (never their keys)."""
+    from nehanda.config.settings import load_settings
     from nehanda.doctor import describe_providers
-    from nehanda.settings import load_settings
+    from nehanda.permissions import PermissionRules
 
     try:
         settings = load_settings(Path.cwd().resolve())
+        PermissionRules.from_settings(settings.permissions)  # a broken rule stops a run too
     except ConfigError as exc:
         click.echo(f"error: {exc}", err=True)
         return 1
@@ -193,8 +193,8 @@ def doctor(provider: str | None, model: str | None, base_url: str | None) -> int
     """Check that a provider works: server, model, tools, mode, context."""
     import asyncio
 
+    from nehanda.config.settings import Flags
     from nehanda.doctor import run_doctor
-    from nehanda.settings import Flags
 
     flags = Flags(provider=provider, model=model, base_url=base_url)
     diagnosis = asyncio.run(run_doctor(Path.cwd().resolve(), flags))
@@ -215,7 +215,7 @@ def doctor(provider: str | None, model: str | None, base_url: str | None) -> int
 def trust(folder: Path | None) -> int:
     """Trust FOLDER (default: here): its .nehanda/settings.toml may then loosen permissions
     and choose providers' addresses and keys."""
-    from nehanda.trust import trust_folder
+    from nehanda.config.trust import trust_folder
 
     click.echo(f"trusted {trust_folder(folder or Path.cwd())}")
     return 0

@@ -14,16 +14,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nehanda.config.settings import (
+    Flags,
+    ProviderConfig,
+    Settings,
+    load_settings,
+    resolve_named_provider,
+)
+from nehanda.config.trust import untrusted_note
 from nehanda.engine.mode import decide_mode
 from nehanda.errors import ConfigError, NehandaError, ToolsUnsupportedError
+from nehanda.permissions import PermissionRules
 from nehanda.providers.base import Capabilities, ChatRequest, Provider
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
 from nehanda.providers.http_errors import redact_url
 from nehanda.providers.ollama import context_window
-from nehanda.settings import Flags, ProviderConfig, Settings, load_settings, resolve_named_provider
-from nehanda.tool_support import ToolSupportCache
-from nehanda.trust import untrusted_note
+from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.types import Message, ToolSpec
 
 PROBE_TOOL = ToolSpec(
@@ -52,6 +59,7 @@ async def run_doctor(workspace: Path, flags: Flags) -> Diagnosis:
     diagnosis = Diagnosis()
     try:
         settings = load_settings(workspace, flags)
+        PermissionRules.from_settings(settings.permissions)  # a broken rule stops a run too
         trust_note = untrusted_note(settings.untrusted_ignored)
         if trust_note:
             diagnosis.add("settings", trust_note)

@@ -28,8 +28,10 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Literal
 
+from nehanda.config.permission_modes import Mode
+from nehanda.config.settings import PermissionSettings, RuleText
+from nehanda.errors import ConfigError
 from nehanda.permission_rules import (
     Rule,
     command_rule_matches,
@@ -43,9 +45,6 @@ from nehanda.tools.glob import split_literal_prefix
 from nehanda.tools.paths import is_inside, workspace_relative
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
-
-Mode = Literal["default", "accept-edits", "plan", "yolo"]
-MODES: tuple[Mode, ...] = ("plan", "default", "accept-edits", "yolo")  # strictest first
 
 # The argument holding the path each file tool works on, and its default.
 PATH_ARGUMENTS = {
@@ -109,8 +108,30 @@ class PermissionRules:
 
         return cls(mode, rules(allow), rules(ask), rules(deny))
 
+    @classmethod
+    def from_settings(cls, settings: PermissionSettings) -> PermissionRules:
+        """The rules the settings files wrote; ``ConfigError`` naming the file and line of
+        one that does not parse."""
+        _read_rules(settings.ignored, "allow")
+        return cls(
+            settings.mode,
+            _read_rules(settings.allow, "allow"),
+            _read_rules(settings.ask, "ask"),
+            _read_rules(settings.deny, "deny"),
+        )
+
     def allowing(self, texts: Iterable[str]) -> PermissionRules:
         return replace(self, allow=self.allow + tuple(parse_rule(text) for text in texts))
+
+
+def _read_rules(written: Iterable[RuleText], key: str) -> tuple[Rule, ...]:
+    rules = []
+    for rule in written:
+        try:
+            rules.append(parse_rule(rule.text))
+        except ValueError as error:
+            raise ConfigError(f"{rule.source}: permissions.{key}: {error}") from None
+    return tuple(rules)
 
 
 def decide(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from nehanda import __version__
+from nehanda.config.settings import Flags, load_settings, project_settings_path
+from nehanda.config.trust import trust_folder
 from nehanda.engine.mode import Mode
 from nehanda.engine.transcript import Session
 from nehanda.errors import NehandaError
@@ -34,8 +36,6 @@ from nehanda.session import (
     reopen_session,
 )
 from nehanda.session_list import describe_sessions
-from nehanda.settings import Flags, load_settings, project_settings_path
-from nehanda.trust import trust_folder
 from nehanda.types import ToolUse, Usage
 from nehanda.ui.approval import Answer, Approver, read_key
 from nehanda.ui.live import LiveRenderer, make_console

@@ -30,6 +30,7 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import create_output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from nehanda.fs import state_dir
 from nehanda.repl_commands import command_words
 
 PROMPT = "> "
@@ -47,9 +48,7 @@ class Reader(Protocol):
 
 
 def history_path() -> Path:
-    from platformdirs import user_state_path
-
-    return user_state_path("nehanda") / "history"
+    return state_dir() / "history"
 
 
 def make_reader() -> Reader:

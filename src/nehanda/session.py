@@ -15,6 +15,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from nehanda import __version__
+from nehanda.config.permission_modes import Mode as PermissionMode
+from nehanda.config.profiles import PROFILES
+from nehanda.config.settings import (
+    Flags,
+    ProviderConfig,
+    Settings,
+    load_settings,
+    resolve_named_provider,
+    user_settings_path,
+)
+from nehanda.config.trust import trust_store_path, untrusted_note
 from nehanda.engine.loop import Agent, EngineEvent, ModeSwitched, interrupted
 from nehanda.engine.mode import Mode, decide_mode
 from nehanda.engine.system_prompt import Instructions, build_system_prompt, load_instructions
@@ -27,25 +38,15 @@ from nehanda.engine.transcript import (
     sessions_dir,
 )
 from nehanda.errors import ConfigError, NehandaError
-from nehanda.model_config import PROFILES
-from nehanda.permissions import Mode as PermissionMode
+from nehanda.permissions import PermissionRules
 from nehanda.providers.base import Provider
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
 from nehanda.providers.rescue import RescueProvider
-from nehanda.settings import (
-    Flags,
-    ProviderConfig,
-    Settings,
-    load_settings,
-    resolve_named_provider,
-    user_settings_path,
-)
+from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.tool_gate import ToolGate
-from nehanda.tool_support import ToolSupportCache
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import builtin_specs
-from nehanda.trust import trust_store_path, untrusted_note
 from nehanda.types import Message
 from nehanda.ui.approval import Approver, NoTerminal, TerminalApprover
 
@@ -123,6 +124,7 @@ class ChatSession:
 
 async def open_session(options: SessionOptions) -> ChatSession:
     settings = load_settings(options.workspace, options.flags)
+    rules = PermissionRules.from_settings(settings.permissions)
     trust_note = untrusted_note(settings.untrusted_ignored)
     try:
         config = await choose_provider(options.flags, settings)
@@ -149,7 +151,7 @@ async def open_session(options: SessionOptions) -> ChatSession:
         provider=RescueProvider(provider) if decision.mode == "rescue" else provider,
         model=config.model or "",
         tools=builtin_specs(),
-        run_tool=_tool_gate(options, settings, config),
+        run_tool=_tool_gate(options, settings, rules, config),
         max_turns=settings.max_turns,
         mode=decision.mode,
         recover_leaks=settings.recover_leaked_calls,
@@ -232,12 +234,14 @@ def _instruction_notes(instructions: list[Instructions]) -> list[str]:
     ]
 
 
-def _tool_gate(options: SessionOptions, settings: Settings, config: ProviderConfig) -> ToolGate:
+def _tool_gate(
+    options: SessionOptions, settings: Settings, rules: PermissionRules, config: ProviderConfig
+) -> ToolGate:
     """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal."""
     mode = "yolo" if options.approve_all else options.permission_mode
     rules = replace(
-        settings.permissions,
-        mode=mode or settings.permissions.mode,
+        rules,
+        mode=mode or rules.mode,
         protected=(user_settings_path().parent, trust_store_path().parent),
     )
     key_names = {profile.api_key_env for profile in PROFILES.values()}

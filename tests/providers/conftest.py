@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from nehanda.config.settings import ProviderConfig, ProviderEntry, Settings, resolve_named_provider
 from nehanda.events import StreamEvent
 from nehanda.providers.base import ChatRequest, Provider
 from nehanda.providers.http import RetryPolicy
 from nehanda.providers.openai_compat import OpenAICompatProvider
-from nehanda.settings import ProviderConfig, ProviderEntry, Settings, resolve_named_provider
 from scripted_server import ScriptedServer, fixture_body
 
 FAST_RETRY = RetryPolicy(max_retries=2, base_delay=0.01, max_delay=0.05)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from nehanda.config.profiles import CLAUDE_FAMILIES, family_for
 from nehanda.errors import (
     AuthenticationError,
     ProviderStatusError,
@@ -17,7 +18,6 @@ from nehanda.errors import (
     StreamProtocolError,
 )
 from nehanda.events import MessageEnd, ToolUseEnd, ToolUseStart
-from nehanda.model_config import CLAUDE_FAMILIES, family_for
 from nehanda.providers.anthropic import AnthropicProvider
 from nehanda.providers.base import ChatRequest
 from nehanda.providers.http import RetryPolicy

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from nehanda.config.settings import Settings
 from nehanda.errors import (
     ProviderConnectionError,
     ProviderStatusError,
@@ -22,8 +23,7 @@ from nehanda.providers.base import ChatRequest
 from nehanda.providers.discovery import LocalServer, ensure_model, find_provider
 from nehanda.providers.http import RetryPolicy
 from nehanda.providers.ollama import OllamaProvider
-from nehanda.settings import Settings
-from nehanda.tool_support import ToolSupportCache
+from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.types import Message, ToolSpec
 from scripted_server import Reply, ScriptedServer, fixture_body
 

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from nehanda.config.settings import ProviderConfig
 from nehanda.errors import ProviderStatusError
 from nehanda.providers.base import Capabilities
 from nehanda.providers.ollama_show import (
@@ -20,8 +21,7 @@ from nehanda.providers.ollama_show import (
     native_tools_from_show,
     version_from_tags,
 )
-from nehanda.settings import ProviderConfig
-from nehanda.tool_support import ToolSupportCache
+from nehanda.providers.tool_support import ToolSupportCache
 from scripted_server import Reply, ScriptedServer, fixture_body
 
 QWEN_DIGEST = "500a1f067a9f782620b40bee6f7b0c89e17ae61f686b92c24933e4ca4b2b8b41"

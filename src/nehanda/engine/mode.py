@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from nehanda.model_config import profile_for
+from nehanda.config.profiles import profile_for
 
 Mode = Literal["native", "rescue"]
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from nehanda.fs import config_dir
+
 BASE_PROMPT = """\
 You are nehanda, a command-line assistant working in the directory {workspace}.
 Use the tools to look at files instead of guessing; read before you answer
@@ -37,10 +39,8 @@ def build_system_prompt(workspace: Path, instructions: list[Instructions] | None
 
 def load_instructions(workspace: Path) -> list[Instructions]:
     """The ``AGENTS.md`` files that apply to this workspace, user's first."""
-    from platformdirs import user_config_path
-
     found = []
-    for path in (user_config_path("nehanda") / INSTRUCTIONS_FILE, workspace / INSTRUCTIONS_FILE):
+    for path in (config_dir() / INSTRUCTIONS_FILE, workspace / INSTRUCTIONS_FILE):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from nehanda.fs import state_dir
 from nehanda.types import Message, Part, ReasoningPart, TextPart, ToolResult, ToolUse
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
@@ -26,9 +27,7 @@ MIN_SECRET_LENGTH = 8
 
 
 def sessions_dir() -> Path:
-    from platformdirs import user_state_path
-
-    return user_state_path("nehanda") / "sessions"
+    return state_dir() / "sessions"
 
 
 def new_session_id() -> str:

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from nehanda.config.profiles import CLAUDE_FAMILIES, family_for, omit_tool_choice, profile_for
 from nehanda.errors import AuthenticationError, RateLimitError, StreamProtocolError
 from nehanda.events import (
     MessageEnd,
@@ -28,7 +29,6 @@ from nehanda.events import (
     ToolUseEnd,
     ToolUseStart,
 )
-from nehanda.model_config import CLAUDE_FAMILIES, family_for, omit_tool_choice, profile_for
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.providers.http import HTTPProvider, open_stream
@@ -286,7 +286,7 @@ class AnthropicProvider(HTTPProvider):
             request,
             model,
             max_tokens=family_for(model, CLAUDE_FAMILIES).max_tokens,
-            send_tool_choice=not omit_tool_choice(self._config),
+            send_tool_choice=not omit_tool_choice(self._config.type),
         )
         state = AnthropicStreamState(provider=self.name, model=model)
         decoder = SSEDecoder()
@@ -329,7 +329,7 @@ class AnthropicProvider(HTTPProvider):
     def _headers(self) -> dict[str, str]:
         headers = {
             "accept": "text/event-stream",
-            "anthropic-version": profile_for(self._config).api_version or "",
+            "anthropic-version": profile_for(self._config.type).api_version or "",
         }
         if self._api_key:
             headers["x-api-key"] = self._api_key

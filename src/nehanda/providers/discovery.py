@@ -23,15 +23,15 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from nehanda.errors import ConfigError
-from nehanda.model_config import profile_for
-from nehanda.providers.http_errors import redact_url
-from nehanda.settings import (
+from nehanda.config.profiles import profile_for
+from nehanda.config.settings import (
     ProviderConfig,
     Settings,
     normalize_ollama_host,
     resolve_named_provider,
 )
+from nehanda.errors import ConfigError
+from nehanda.providers.http_errors import redact_url
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ async def ensure_model(config: ProviderConfig) -> ProviderConfig:
     """The entry with a model: the configured one, or the first the server lists."""
     if config.model:
         return config
-    path = profile_for(config).models_path or "/models"
+    path = profile_for(config.type).models_path or "/models"
     server = LocalServer(config.name, config.type, config.base_url, path)
     models, why = await _probe(server, api_key=config.api_key(), timeout=config.connect_timeout)
     if not models:

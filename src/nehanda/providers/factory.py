@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from nehanda.config.settings import ProviderConfig
 from nehanda.providers.base import Provider
-from nehanda.settings import ProviderConfig
 
 
 def create_provider(config: ProviderConfig) -> Provider:

@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 
+from nehanda.config.settings import ProviderConfig
 from nehanda.errors import (
     ProviderError,
     ProviderStatusError,
@@ -39,7 +40,6 @@ from nehanda.providers.http_errors import (
     status_error,
     transport_error,
 )
-from nehanda.settings import ProviderConfig
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
 

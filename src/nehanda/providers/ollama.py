@@ -21,6 +21,8 @@ from typing import Any
 
 import httpx
 
+from nehanda.config.profiles import profile_for
+from nehanda.config.settings import ProviderConfig
 from nehanda.errors import StreamProtocolError
 from nehanda.events import (
     MessageEnd,
@@ -33,7 +35,6 @@ from nehanda.events import (
     ToolUseEnd,
     ToolUseStart,
 )
-from nehanda.model_config import profile_for
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
@@ -41,8 +42,7 @@ from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.ollama_show import OllamaModelInfo, explained
 from nehanda.providers.openai_compat import tool_to_openai
 from nehanda.providers.sse import NDJSONDecoder
-from nehanda.settings import ProviderConfig
-from nehanda.tool_support import ToolSupportCache
+from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.types import JsonObject, Message, ToolUse, Usage, new_call_id
 
 STOP_REASONS: dict[str, StopReason] = {"stop": "end_turn", "length": "max_tokens"}
@@ -197,7 +197,7 @@ class OllamaProvider(HTTPProvider):
     ) -> None:
         super().__init__(config, api_key=api_key, client=client, retry=retry)
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._cap = config.context_cap or profile_for(config).context_cap
+        self._cap = config.context_cap or profile_for(config.type).context_cap
         self._info = OllamaModelInfo(
             config, self._client, store=store, headers=self._headers, retry=self._retry
         )

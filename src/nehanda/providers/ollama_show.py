@@ -18,12 +18,12 @@ from typing import Any
 
 import httpx
 
+from nehanda.config.settings import ProviderConfig
 from nehanda.errors import ProviderConnectionError, ProviderStatusError
 from nehanda.providers.base import Capabilities
 from nehanda.providers.http import RetryPolicy, request_json
 from nehanda.providers.http_errors import Target, redact_url
-from nehanda.settings import ProviderConfig
-from nehanda.tool_support import ToolSupportCache
+from nehanda.providers.tool_support import ToolSupportCache
 
 
 def native_tools_from_show(show: Mapping[str, Any]) -> bool:

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from nehanda.config.profiles import omit_tool_choice
 from nehanda.errors import StreamProtocolError
 from nehanda.events import (
     MessageEnd,
@@ -35,7 +36,6 @@ from nehanda.events import (
     ToolUseEnd,
     ToolUseStart,
 )
-from nehanda.model_config import omit_tool_choice
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.providers.http import HTTPProvider, open_stream
@@ -305,7 +305,9 @@ class OpenAICompatProvider(HTTPProvider):
         state = OpenAIStreamState(provider=self.name, model=model)
         decoder = SSEDecoder()
         target = Target(url, self.name, model)
-        payload = build_payload(request, model, send_tool_choice=not omit_tool_choice(self._config))
+        payload = build_payload(
+            request, model, send_tool_choice=not omit_tool_choice(self._config.type)
+        )
         async with open_stream(
             self._client, target, payload, headers=headers, timeout=self._timeout, retry=self._retry
         ) as body:

@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
-from nehanda.tools.atomic import NEW_FILE_MODE, write_atomic
+from nehanda.fs import NEW_FILE_MODE, write_atomic
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.text_encoding import (
     LATIN1,

@@ -17,18 +17,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from nehanda.config.permission_modes import MODES
 from nehanda.errors import ConfigError
-from nehanda.permissions import MODES
-from nehanda.tools.atomic import write_atomic
+from nehanda.fs import state_dir, write_atomic
 
 # Where requests go and which key they carry; an untrusted project may not choose either.
 PROVIDER_ROUTING_KEYS = ("base_url", "api_key_env")
 
 
 def trust_store_path() -> Path:
-    from platformdirs import user_state_path
-
-    return user_state_path("nehanda") / "trusted_folders.json"
+    return state_dir() / "trusted_folders.json"
 
 
 def trusted_folders() -> frozenset[Path]:

@@ -4,9 +4,10 @@ The user file is ``$XDG_CONFIG_HOME/nehanda/settings.toml``, the project file
 ``.nehanda/settings.toml`` in the workspace. A file that cannot be read is a
 ``ConfigError`` naming the file and line; nothing silently falls back. API key
 values never live here: a provider names the environment variable that holds its key.
-Permission rules add up across files (``allow``, ``ask`` and ``deny`` lists are joined).
-The project file of a folder the user has not trusted may only tighten permissions
-and cannot redirect providers (``trust``).
+Permission rules add up across files (``allow``, ``ask`` and ``deny`` lists are joined);
+they stay strings here, each with the file and line it was written on, and
+``permissions`` reads them. The project file of a folder the user has not trusted may
+only tighten permissions and cannot redirect providers (``trust``).
 """
 
 from __future__ import annotations
@@ -16,17 +17,17 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from nehanda.config.permission_modes import Mode
+from nehanda.config.profiles import PROFILES, profile_for
+from nehanda.config.trust import is_trusted, restrain_untrusted
 from nehanda.errors import ConfigError
-from nehanda.model_config import PROFILES, profile_for
-from nehanda.permission_rules import parse_rule
-from nehanda.permissions import Mode, PermissionRules
-from nehanda.trust import is_trusted, restrain_untrusted
+from nehanda.fs import config_dir
 
 ProviderType = Literal["openai", "lmstudio", "vllm", "ollama", "anthropic", "nehanda"]
 PROVIDER_TYPES: tuple[str, ...] = tuple(PROFILES)
@@ -81,13 +82,6 @@ class PermissionsTable(BaseModel):
     ask: list[str] = Field(default_factory=list)
     deny: list[str] = Field(default_factory=list)
 
-    @field_validator("allow", "ask", "deny")
-    @classmethod
-    def _rules_parse(cls, texts: list[str]) -> list[str]:
-        for text in texts:
-            parse_rule(text)
-        return texts
-
 
 class SettingsFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -111,6 +105,29 @@ class Flags:
 
 
 @dataclass(frozen=True)
+class RuleText:
+    """A permission rule as written, and where: ``source`` is ``file:line``."""
+
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
+class PermissionSettings:
+    """``[permissions]`` of every layer merged: the last mode set, and every rule.
+
+    ``ignored`` holds the allow rules of an untrusted project, which do not apply but
+    must still be valid rules: a file with a broken rule is an error wherever it stands.
+    """
+
+    mode: Mode = "default"
+    allow: tuple[RuleText, ...] = ()
+    ask: tuple[RuleText, ...] = ()
+    deny: tuple[RuleText, ...] = ()
+    ignored: tuple[RuleText, ...] = ()
+
+
+@dataclass(frozen=True)
 class Settings:
     default_provider: str | None = None
     max_turns: int = 50
@@ -119,16 +136,13 @@ class Settings:
     model: str | None = None
     base_url: str | None = None
     force_manual_tools: bool = False
-    sources: tuple[Path, ...] = ()
-    permissions: PermissionRules = field(default_factory=PermissionRules)
+    permissions: PermissionSettings = field(default_factory=PermissionSettings)
     # Keys of an untrusted project file that were ignored, such as "permissions.allow".
     untrusted_ignored: tuple[str, ...] = ()
 
 
 def user_settings_path() -> Path:
-    from platformdirs import user_config_path
-
-    return user_config_path("nehanda") / "settings.toml"
+    return config_dir() / "settings.toml"
 
 
 def project_settings_path(workspace: Path) -> Path:
@@ -140,10 +154,10 @@ def load_settings(
 ) -> Settings:
     """Reads every layer and merges them; later layers win key by key."""
     merged: dict[str, Any] = {}
-    permissions: list[Mapping[str, Any]] = []
-    layers, ignored = _file_layers(workspace)
-    for _, layer in layers:
-        permissions.append(layer.pop("permissions", {}))
+    permissions: list[tuple[Path, str, Mapping[str, Any]]] = []
+    layers, ignored, ignored_rules = _file_layers(workspace)
+    for path, text, layer in layers:
+        permissions.append((path, text, layer.pop("permissions", {})))
         _deep_merge(merged, layer)
     try:
         parsed = SettingsFile.model_validate(merged)
@@ -160,38 +174,55 @@ def load_settings(
         model=flags.model or environ.get("NEHANDA_MODEL") or None,
         base_url=flags.base_url,
         force_manual_tools=flags.force_manual_tools,
-        sources=tuple(path for path, _ in layers),
-        permissions=_merge_permissions(permissions),
+        permissions=replace(_merge_permissions(permissions), ignored=ignored_rules),
         untrusted_ignored=ignored,
     )
 
 
-def _file_layers(workspace: Path) -> tuple[list[tuple[Path, dict[str, Any]]], tuple[str, ...]]:
-    """The settings files that exist, each with its contents; an untrusted project's restrained.
+_Layer = tuple[Path, str, dict[str, Any]]
 
-    Also returns the keys left out of the project file because its folder is not trusted.
+
+def _file_layers(
+    workspace: Path,
+) -> tuple[list[_Layer], tuple[str, ...], tuple[RuleText, ...]]:
+    """The settings files that exist, each with its text and contents; an untrusted
+    project's restrained.
+
+    Also returns the keys left out of the project file because its folder is not
+    trusted, and the allow rules left out with them.
     """
-    user_path, project_path = user_settings_path(), project_settings_path(workspace)
-    user, project = read_settings_file(user_path), read_settings_file(project_path)
+    user = read_settings_file(user_settings_path())
+    project = read_settings_file(project_settings_path(workspace))
     ignored: tuple[str, ...] = ()
+    ignored_rules: tuple[RuleText, ...] = ()
     if project is not None and not is_trusted(workspace):
-        project, ignored = restrain_untrusted(project, user or {})
-    pairs = ((user_path, user), (project_path, project))
-    return [(path, layer) for path, layer in pairs if layer is not None], ignored
+        path, text, contents = project
+        ignored_rules = _rules(path, text, contents.get("permissions", {}), "allow")
+        kept, ignored = restrain_untrusted(contents, user[2] if user else {})
+        project = (path, text, kept)
+    return [layer for layer in (user, project) if layer is not None], ignored, ignored_rules
 
 
-def _merge_permissions(tables: list[Mapping[str, Any]]) -> PermissionRules:
+def _merge_permissions(tables: list[tuple[Path, str, Mapping[str, Any]]]) -> PermissionSettings:
     mode: Mode = "default"
-    rules: dict[str, list[str]] = {"allow": [], "ask": [], "deny": []}
-    for table in tables:
+    rules: dict[str, tuple[RuleText, ...]] = {"allow": (), "ask": (), "deny": ()}
+    for path, text, table in tables:
         mode = table.get("mode", mode)
-        for key, texts in rules.items():
-            texts.extend(table.get(key, []))
-    return PermissionRules.parse(mode, **rules)
+        for key in rules:
+            rules[key] += _rules(path, text, table, key)
+    return PermissionSettings(mode, rules["allow"], rules["ask"], rules["deny"])
 
 
-def read_settings_file(path: Path) -> dict[str, Any] | None:
-    """The validated contents of one settings file, or ``None`` when it does not exist."""
+def _rules(path: Path, text: str, table: Mapping[str, Any], key: str) -> tuple[RuleText, ...]:
+    """The rules ``table`` lists under ``key``, each marked with the line of that key."""
+    line = _line_of_key(text, ["permissions", key])
+    source = f"{path}:{line}" if line else str(path)
+    return tuple(RuleText(rule, source) for rule in table.get(key, []))
+
+
+def read_settings_file(path: Path) -> _Layer | None:
+    """One settings file: its path, text and validated contents; ``None`` when it does
+    not exist."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -208,7 +239,7 @@ def read_settings_file(path: Path) -> dict[str, Any] | None:
         SettingsFile.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_describe_validation_error(path, text, exc)) from exc
-    return data
+    return path, text, data
 
 
 def _env_int(environ: Mapping[str, str], name: str) -> int | None:

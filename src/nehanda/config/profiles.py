@@ -10,10 +10,6 @@ between models of one API, such as Claude's output limit and context window.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from nehanda.settings import ProviderConfig
 
 DEFAULT_CONTEXT_CAP = 32768
 """The most context nehanda asks Ollama to allocate unless settings say otherwise."""
@@ -97,8 +93,7 @@ The output limit stays well under each model's maximum: the API counts the reque
 FALLBACK_FAMILY = ModelFamily("", 8192)
 
 
-def profile_for(provider: ProviderConfig | str) -> ProviderProfile:
-    provider_type = provider if isinstance(provider, str) else provider.type
+def profile_for(provider_type: str) -> ProviderProfile:
     return PROFILES[provider_type]
 
 
@@ -108,6 +103,6 @@ def family_for(model: str, families: tuple[ModelFamily, ...]) -> ModelFamily:
     return next((f for f in families if name.startswith(f.prefix)), FALLBACK_FAMILY)
 
 
-def omit_tool_choice(provider: ProviderConfig | str) -> bool:
+def omit_tool_choice(provider_type: str) -> bool:
     """Whether requests to this provider must not carry ``tool_choice`` (Nehanda's proxy)."""
-    return profile_for(provider).omit_tool_choice
+    return profile_for(provider_type).omit_tool_choice

@@ -1,7 +1,10 @@
-"""Replace a file's contents all at once: a temporary file beside it, fsync, then rename.
+"""The one small I/O helper layer: whole-file replacement and nehanda's XDG places.
 
-Readers see the old contents or the new, never a mix, and a failure at any step
-(a full disk, a rename refused) leaves the original file exactly as it was.
+``write_atomic`` replaces a file's contents all at once: a temporary file beside it,
+fsync, then rename. Readers see the old contents or the new, never a mix, and a
+failure at any step (a full disk, a rename refused) leaves the original file exactly
+as it was. ``config_dir``, ``state_dir`` and ``cache_dir`` are nehanda's folders
+under the XDG base directories (platformdirs is imported only when one is asked for).
 """
 
 from __future__ import annotations
@@ -51,3 +54,21 @@ def _sync_directory(directory: Path) -> None:
             os.fsync(handle)
     finally:
         os.close(handle)
+
+
+def config_dir() -> Path:
+    from platformdirs import user_config_path
+
+    return user_config_path("nehanda")
+
+
+def state_dir() -> Path:
+    from platformdirs import user_state_path
+
+    return user_state_path("nehanda")
+
+
+def cache_dir() -> Path:
+    from platformdirs import user_cache_path
+
+    return user_cache_path("nehanda")

@@ -16,19 +16,19 @@ Writes are atomic: a crash never leaves a half-written file.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from nehanda.config.settings import ProviderConfig
+from nehanda.fs import cache_dir, write_atomic
 from nehanda.providers.base import Capabilities
-from nehanda.settings import ProviderConfig
+
+# Owner-only, as the file has always been written.
+_FILE_MODE = 0o600
 
 
 def default_path() -> Path:
-    from platformdirs import user_cache_path
-
-    return user_cache_path("nehanda") / "tool_support.json"
+    return cache_dir() / "tool_support.json"
 
 
 class ToolSupportCache:
@@ -84,16 +84,8 @@ class ToolSupportCache:
 
     def _write(self, data: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".tool_support.")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                json.dump(data, file, indent=1, sort_keys=True)
-                file.flush()
-                os.fsync(file.fileno())
-            Path(temporary).replace(self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        text = json.dumps(data, indent=1, sort_keys=True)
+        write_atomic(self.path, text.encode("utf-8"), _FILE_MODE)
 
 
 def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
