@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from nehanda.permissions import Ask, PermissionRules
-from nehanda.tool_gate import ToolGate
+from nehanda.permissions.approver import Answer, NoTerminal
+from nehanda.permissions.decision import Ask, PermissionRules
+from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.types import ToolResult, ToolUse
-from nehanda.ui.approval import Answer, NoTerminal, TerminalApprover, escape_hidden
+from nehanda.ui.approval import TerminalApprover, escape_hidden
 
 
 @pytest.fixture

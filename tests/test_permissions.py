@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from nehanda.config.permission_modes import MODES, Mode
-from nehanda.permission_rules import parse_rule
-from nehanda.permissions import Allow, Ask, Decision, Deny, PermissionRules, decide
+from nehanda.permissions.decision import Allow, Ask, Decision, Deny, PermissionRules, decide
+from nehanda.permissions.rules import parse_rule
 from nehanda.types import ToolUse
 
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from nehanda.config.permission_modes import Mode
-from nehanda.permissions import PermissionRules
-from nehanda.tool_gate import ToolGate
+from nehanda.permissions.approver import NoTerminal
+from nehanda.permissions.decision import PermissionRules
+from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.types import ToolResult, ToolUse
-from nehanda.ui.approval import NoTerminal
 
 # Prefix rules for every wrapper and evaluator: none of them may let a hidden command by.
 WRAPPING = ("echo", "cat", "env", "timeout", "xargs", "sudo", "nohup", "bash", "eval", "find")

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nehanda.config.permission_modes import Mode
-from nehanda.permissions import Allow, Ask, PermissionRules, decide
+from nehanda.permissions.decision import Allow, Ask, PermissionRules, decide
 from nehanda.tools.paths import is_inside
 from nehanda.types import ToolUse
 

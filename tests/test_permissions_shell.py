@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nehanda.shell_split import analyse
+from nehanda.permissions.shell import analyse
 
 
 def words(command: str) -> list[tuple[str, ...]]:

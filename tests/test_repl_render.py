@@ -24,7 +24,7 @@ from nehanda.engine.loop import (
     TurnStarted,
 )
 from nehanda.events import MessageEnd, ReasoningDelta, TextDelta
-from nehanda.permissions import PermissionRules
+from nehanda.permissions.decision import PermissionRules
 from nehanda.repl_commands import help_sections
 from nehanda.tools.registry import builtin_specs
 from nehanda.types import ToolResult, ToolUse, Usage

@@ -17,8 +17,8 @@ from nehanda.config.settings import (
 )
 from nehanda.config.trust import is_trusted, trust_folder, trust_store_path
 from nehanda.errors import ConfigError
-from nehanda.permission_rules import parse_rule
-from nehanda.permissions import PermissionRules
+from nehanda.permissions.decision import PermissionRules
+from nehanda.permissions.rules import parse_rule
 
 PROJECT = """\
 default_provider = "openai"

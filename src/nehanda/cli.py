@@ -173,7 +173,7 @@ def providers() -> int:
     """List the configured providers (never their keys)."""
     from nehanda.config.settings import load_settings
     from nehanda.doctor import describe_providers
-    from nehanda.permissions import PermissionRules
+    from nehanda.permissions.decision import PermissionRules
 
     try:
         settings = load_settings(Path.cwd().resolve())

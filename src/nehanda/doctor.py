@@ -24,7 +24,7 @@ from nehanda.config.settings import (
 from nehanda.config.trust import untrusted_note
 from nehanda.engine.mode import decide_mode
 from nehanda.errors import ConfigError, NehandaError, ToolsUnsupportedError
-from nehanda.permissions import PermissionRules
+from nehanda.permissions.decision import PermissionRules
 from nehanda.providers.base import Capabilities, ChatRequest, Provider
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider

@@ -25,7 +25,8 @@ from nehanda.engine.mode import Mode
 from nehanda.engine.transcript import Session
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd
-from nehanda.permissions import Ask
+from nehanda.permissions.approver import Answer, Approver
+from nehanda.permissions.decision import Ask
 from nehanda.repl_commands import Command, Invalid, help_sections, parse
 from nehanda.repl_input import Interrupted, Reader, make_reader
 from nehanda.session import (
@@ -37,7 +38,7 @@ from nehanda.session import (
 )
 from nehanda.session_list import describe_sessions
 from nehanda.types import ToolUse, Usage
-from nehanda.ui.approval import Answer, Approver, read_key
+from nehanda.ui.approval import read_key
 from nehanda.ui.live import LiveRenderer, make_console
 from nehanda.ui.permissions_view import describe_permissions, describe_tools
 

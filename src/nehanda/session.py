@@ -38,17 +38,18 @@ from nehanda.engine.transcript import (
     sessions_dir,
 )
 from nehanda.errors import ConfigError, NehandaError
-from nehanda.permissions import PermissionRules
+from nehanda.permissions.approver import Approver, NoTerminal
+from nehanda.permissions.decision import PermissionRules
+from nehanda.permissions.gate import ToolGate
 from nehanda.providers.base import Provider
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
 from nehanda.providers.rescue import RescueProvider
 from nehanda.providers.tool_support import ToolSupportCache
-from nehanda.tool_gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import builtin_specs
 from nehanda.types import Message
-from nehanda.ui.approval import Approver, NoTerminal, TerminalApprover
+from nehanda.ui.approval import TerminalApprover
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 A tool is an argument model (pydantic, which yields the JSON Schema), a description
 written for the model, a permission default (``read_only``) and an async handler
 (``base.Tool``). ``registry.execute_builtin_tool`` is the one way the engine runs them.
-Helpers: ``paths`` (workspace confinement), ``output`` (caps), ``atomic`` (whole-file
-replacement), ``filestate`` (what the model last read), ``patterns`` (globs),
-``ignore`` (.gitignore), ``walk`` (directory walks), ``grep_search`` and ``ripgrep``
-(Grep's two backends).
+Helpers: ``paths`` (workspace confinement), ``output`` (caps), ``filestate`` (what the
+model last read), ``patterns`` (globs), ``ignore`` (.gitignore), ``walk`` (directory
+walks), ``grep_search`` and ``ripgrep`` (Grep's two backends); whole-file replacement
+is ``nehanda.fs.write_atomic``.
 """

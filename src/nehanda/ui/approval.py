@@ -4,8 +4,7 @@ The prompt shows exactly what would run: a command as written, with hidden
 characters (control, zero-width and direction-changing characters) shown escaped, or
 the file and a unified diff of the change for Edit and Write. ``y`` runs the call,
 ``n`` refuses it, ``a`` runs it and adds the suggested rules for the rest of the
-session. Without a terminal nobody can answer, so asking means refusing
-(``NoTerminal``), and the model is told why.
+session. ``TerminalApprover`` implements ``permissions.approver.Approver``.
 """
 
 from __future__ import annotations
@@ -16,10 +15,11 @@ import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO
 
 from nehanda.errors import ToolError
-from nehanda.permissions import Ask
+from nehanda.permissions.approver import Answer
+from nehanda.permissions.decision import Ask
 from nehanda.tools import edit, write
 from nehanda.tools.output import cap_lines
 from nehanda.tools.paths import resolve_path, workspace_relative
@@ -27,30 +27,6 @@ from nehanda.types import ToolUse
 
 MAX_DIFF_LINES = 200
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The user's answer; ``reason`` says, for the model, why a call did not run."""
-
-    run: bool
-    always: bool = False
-    reason: str = ""
-
-
-class Approver(Protocol):
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer: ...
-
-
-class NoTerminal:
-    """Where nobody can be asked: every call that needs approval is refused."""
-
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        return Answer(
-            run=False,
-            reason="nehanda is not running in a terminal, so the user could not be asked "
-            "(they can rerun with --yes, or allow such calls in their settings)",
-        )
 
 
 @dataclass

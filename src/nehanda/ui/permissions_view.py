@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from nehanda.permissions import PATH_ARGUMENTS, Allow, Ask, Decision, PermissionRules, decide
+from nehanda.permissions.decision import (
+    PATH_ARGUMENTS,
+    Allow,
+    Ask,
+    Decision,
+    PermissionRules,
+    decide,
+)
 from nehanda.types import ToolSpec, ToolUse
 
 MODE_MEANINGS = {

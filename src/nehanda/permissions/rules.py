@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from nehanda.shell_split import SimpleCommand, analyse
+from nehanda.permissions.shell import SimpleCommand, analyse
 from nehanda.tools.glob import split_literal_prefix
 from nehanda.tools.paths import is_inside
 from nehanda.tools.patterns import MAGIC_CHARS, compile_glob

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from nehanda.permissions import Ask, Deny, PermissionRules, decide
+from nehanda.permissions.approver import Approver
+from nehanda.permissions.decision import Ask, Deny, PermissionRules, decide
 from nehanda.tools.base import ToolContext
 from nehanda.tools.output import cap_output
 from nehanda.tools.registry import check_call, execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
-from nehanda.ui.approval import Approver
 
 # Small models tend to send a refused call again, word for word.
 _DO_NOT_RETRY = "Do not repeat this call; do without it, or ask the user."

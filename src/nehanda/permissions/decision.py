@@ -10,7 +10,7 @@ paths (``realpath``) as the tools will. Paths are compared by components. In ord
 4. a change to a protected path (``.git/``, ``.nehanda/``, editor and shell settings
    files, nehanda's own settings and state) asks, whatever the allow rules say;
 5. a matching ``allow`` rule allows; a Bash command only when every one of its parts
-   is allowed, and a command with risks (``shell_split``) only by a rule naming it whole;
+   is allowed, and a command with risks (``permissions.shell``) only by a rule naming it whole;
 6. otherwise the mode decides: read-only tools run inside the workspace, and in
    ``accept-edits`` mode so do Edit and Write; anything else asks. A path outside the
    workspace asks;
@@ -32,7 +32,7 @@ from pathlib import Path, PurePosixPath
 from nehanda.config.permission_modes import Mode
 from nehanda.config.settings import PermissionSettings, RuleText
 from nehanda.errors import ConfigError
-from nehanda.permission_rules import (
+from nehanda.permissions.rules import (
     Rule,
     command_rule_matches,
     escape_glob,
@@ -40,7 +40,7 @@ from nehanda.permission_rules import (
     parse_rule,
     path_rule_matches,
 )
-from nehanda.shell_split import SimpleCommand, analyse
+from nehanda.permissions.shell import SimpleCommand, analyse
 from nehanda.tools.glob import split_literal_prefix
 from nehanda.tools.paths import is_inside, workspace_relative
 from nehanda.tools.registry import BUILTIN_TOOLS

@@ -1,0 +1,38 @@
+"""How a user is asked about a call that needs approval: the ``Approver`` protocol.
+
+The gate asks an approver and acts on its ``Answer``; a front end provides one (the
+terminal prompt lives in ``ui.approval``). ``NoTerminal`` is the approver for where
+nobody can answer: asking means refusing, and the model is told why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from nehanda.permissions.decision import Ask
+from nehanda.types import ToolUse
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The user's answer; ``reason`` says, for the model, why a call did not run."""
+
+    run: bool
+    always: bool = False
+    reason: str = ""
+
+
+class Approver(Protocol):
+    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer: ...
+
+
+class NoTerminal:
+    """Where nobody can be asked: every call that needs approval is refused."""
+
+    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
+        return Answer(
+            run=False,
+            reason="nehanda is not running in a terminal, so the user could not be asked "
+            "(they can rerun with --yes, or allow such calls in their settings)",
+        )
