@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nehanda.engine.copied_calls import ToolOutputCalls, json_calls
-from nehanda.tools.registry import builtin_specs
+from nehanda.tools.registry import builtin_specs, plain_output
 from nehanda.types import Message, ToolResult, ToolUse
 
 TOUCH = {"command": "touch marker.txt"}
@@ -61,7 +61,7 @@ WRITTEN = {
 
 @pytest.mark.parametrize("output", list(WRITTEN.values()), ids=list(WRITTEN))
 def test_a_repeated_call_is_marked_with_where_it_was_written(output: str) -> None:
-    calls = ToolOutputCalls(builtin_specs())
+    calls = ToolOutputCalls(builtin_specs(), plain_output)
     (marked,) = calls.mark([ToolUse("call_2", "Bash", dict(TOUCH))], conversation("Read", output))
     assert marked.copied_from == "the output of an earlier Read call"
 
@@ -75,14 +75,14 @@ def test_a_repeated_call_is_marked_with_where_it_was_written(output: str) -> Non
     ],
 )
 def test_a_call_that_differs_in_tool_or_arguments_is_not_marked(call: ToolUse) -> None:
-    calls = ToolOutputCalls(builtin_specs())
+    calls = ToolOutputCalls(builtin_specs(), plain_output)
     (kept,) = calls.mark([call], conversation("Read", WRITTEN["a fenced block read from a file"]))
     assert kept == call
 
 
 def test_a_result_whose_call_id_was_used_before_is_read_too() -> None:
     """Some servers number calls per reply, so ids repeat across a conversation."""
-    calls = ToolOutputCalls(builtin_specs())
+    calls = ToolOutputCalls(builtin_specs(), plain_output)
     messages = conversation("Read", "nothing here")
     calls.mark([ToolUse("call_1", "Read", {"file_path": "a"})], messages)
     messages += [
@@ -94,7 +94,7 @@ def test_a_result_whose_call_id_was_used_before_is_read_too() -> None:
 
 
 def test_results_are_read_as_they_arrive_and_calls_keep_their_order() -> None:
-    calls = ToolOutputCalls(builtin_specs())
+    calls = ToolOutputCalls(builtin_specs(), plain_output)
     messages = conversation("Grep", "nothing here")
     first = ToolUse("call_2", "Bash", dict(TOUCH))
     assert calls.mark([first], messages) == [first]

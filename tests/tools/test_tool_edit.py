@@ -16,7 +16,6 @@ from nehanda.tools import edit as edit_module
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
-from nehanda.ui.approval import change_diff
 
 
 @pytest.fixture
@@ -130,7 +129,7 @@ def test_a_character_the_encoding_lacks_is_refused_and_nothing_changes(
 def test_the_approval_diff_decodes_the_file_the_same_way(ws: Path) -> None:
     (ws / "code.py").write_bytes(codecs.BOM_UTF16_LE + "a = 'é'\r\n".encode("utf-16-le"))
     use = ToolUse("c", "Edit", {"file_path": "code.py", "old_string": "é", "new_string": "è"})
-    assert change_diff(use, ws)[-2:] == ["-a = 'é'", "+a = 'è'"]
+    assert edit_module.change_diff(use.input, ws)[-2:] == ["-a = 'é'", "+a = 'è'"]
     (ws / "code.py").write_bytes(b"a = '\xe9'\n")
     args = edit_module.EditArgs(file_path="code.py", old_string="é", new_string="😀")
     with pytest.raises(ToolError, match="Latin-1 text, which cannot hold"):

@@ -6,18 +6,18 @@ repeat what they read, and a repeated call parses like any other. The canonical
 delimiters are defused in rescue-mode tool output (``toolcalls.prompt.neutralize``),
 but a JSON object cannot be without changing what the model reads. So each tool
 result is read once for the calls written in it: in any format the rescue parser
-knows, and as any JSON object anywhere (after Read's line numbers or Grep's file
-names too) that names a tool and its arguments, in whatever key order, nested or
-not, with arguments as an object or as a JSON string. A later call identical to one
-of them, same tool and same arguments, is marked ``copied_from``: permissions then
-ask the user before it runs, whatever rule would have allowed it.
+knows, and as any JSON object anywhere (once the tools' own framing, such as Read's
+line numbers, is taken away; after Grep's file names too) that names a tool and its
+arguments, in whatever key order, nested or not, with arguments as an object or as a
+JSON string. A later call identical to one of them, same tool and same arguments, is
+marked ``copied_from``: permissions then ask the user before it runs, whatever rule
+would have allowed it.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -25,7 +25,6 @@ from nehanda.toolcalls import parse_tool_calls
 from nehanda.toolcalls.jsonvalue import CLOSED, ValueScanner, decode
 from nehanda.types import Message, ToolSpec, ToolUse
 
-_LINE_NUMBERS = re.compile(r"(?m)^ *\d+\t")  # Read's gutter, which splits a multi-line object
 _NAME_KEYS = ("name", "tool", "tool_name")
 _ARGUMENT_KEYS = ("arguments", "parameters", "input")
 Call = tuple[str, Mapping[str, Any]]
@@ -38,7 +37,9 @@ _SCAN_BUDGET = 8
 class ToolOutputCalls:
     """The calls written in a conversation's tool results, read as results arrive."""
 
-    def __init__(self, tools: Sequence[ToolSpec]) -> None:
+    def __init__(self, tools: Sequence[ToolSpec], plain_output: Callable[[str], str]) -> None:
+        """``plain_output`` takes the tools' framing off an output (``Toolset.plain_output``)."""
+        self._plain_output = plain_output
         self._names = frozenset(spec.name for spec in tools)
         self._schemas = {spec.name: spec.input_schema for spec in tools}
         self._written: dict[str, str] = {}  # call key -> where it is written
@@ -68,7 +69,7 @@ class ToolOutputCalls:
         self._messages_read = len(messages)
 
     def _keys_in(self, output: str) -> Iterator[str]:
-        text = _LINE_NUMBERS.sub("", output)
+        text = self._plain_output(output)
         for call in parse_tool_calls(text, self._names, self._schemas).calls:
             yield _key(call.name, call.input)
         for name, arguments in json_calls(text, self._names):

@@ -22,7 +22,7 @@ from nehanda.errors import ToolsUnsupportedError
 from nehanda.events import StreamEvent
 from nehanda.providers.base import ChatRequest, Provider, ToolChoice
 from nehanda.providers.rescue import RescueProvider
-from nehanda.tools.registry import check_call
+from nehanda.tools.registry import check_call, plain_output
 from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse, Usage
 
 ToolRunner = Callable[[ToolUse], Awaitable[ToolResult]]
@@ -114,7 +114,7 @@ class Agent:
     _output_calls: ToolOutputCalls = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._output_calls = ToolOutputCalls(self.tools)
+        self._output_calls = ToolOutputCalls(self.tools, plain_output)
 
     async def run(self, prompt: str) -> AsyncIterator[EngineEvent]:
         self.messages.append(Message.text_message("user", prompt))

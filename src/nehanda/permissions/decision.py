@@ -40,21 +40,15 @@ from nehanda.permissions.rules import (
     parse_rule,
     path_rule_matches,
 )
+from nehanda.permissions.rules import (
+    family as rule_family,
+)
 from nehanda.permissions.shell import SimpleCommand, analyse
-from nehanda.tools.glob import split_literal_prefix
+from nehanda.tools.base import Tool
 from nehanda.tools.paths import is_inside, workspace_relative
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
 
-# The argument holding the path each file tool works on, and its default.
-PATH_ARGUMENTS = {
-    "Read": ("file_path", None),
-    "Write": ("file_path", None),
-    "Edit": ("file_path", None),
-    "LS": ("path", "."),
-    "Glob": ("path", "."),
-    "Grep": ("path", "."),
-}
 PROTECTED_DIRS = frozenset({".git", ".nehanda", ".vscode", ".idea"})
 PROTECTED_FILES = frozenset(
     {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".zshrc"}
@@ -146,42 +140,43 @@ def decide(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decisi
 
 
 def _decide_tool(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
-    if tool_use.name == "Bash":
-        return _decide_command(tool_use, rules)
-    if tool_use.name in PATH_ARGUMENTS:
-        return _decide_paths(tool_use, rules, workspace)
+    tool = BUILTIN_TOOLS.get(tool_use.name)
+    if tool is not None and tool.command_argument is not None:
+        return _decide_command(tool, tool_use, rules)
+    if tool is not None and tool.path_argument is not None:
+        return _decide_paths(tool, tool_use, rules, workspace)
     return Deny(f"{tool_use.name} is not a tool nehanda has")
 
 
-# -- Bash -----------------------------------------------------------------------
+# -- commands -------------------------------------------------------------------
 
 
-def _decide_command(tool_use: ToolUse, rules: PermissionRules) -> Decision:
-    command = tool_use.input.get("command")
+def _decide_command(tool: Tool, tool_use: ToolUse, rules: PermissionRules) -> Decision:
+    command = tool_use.input.get(tool.command_argument or "")
     if not isinstance(command, str):
         return Ask("the call gives no command")
-    shell = analyse(command)
-    if rule := _command_rule(rules.deny, command, _with_bare_names(shell.everywhere())):
+    name, shell = tool.name, analyse(command)
+    if rule := _command_rule(rules.deny, name, command, _with_bare_names(shell.everywhere())):
         return Deny(f"the deny rule {rule.text} matches this command")
     if rules.mode != "default" and rules.mode != "accept-edits":
-        return _mode_verdict(rules.mode, "Bash")
-    if rule := _command_rule(rules.ask, command, _with_bare_names(shell.everywhere())):
+        return _mode_verdict(rules.mode, name)
+    if rule := _command_rule(rules.ask, name, command, _with_bare_names(shell.everywhere())):
         return Ask(f"the ask rule {rule.text} matches this command")
     whole = command.strip()
-    if any(rule.covers("Bash") and rule.specifier == whole for rule in rules.allow):
-        return Allow(f"the allow rule Bash({whole}) names this command")
+    if any(rule.covers(name) and rule.specifier == whole for rule in rules.allow):
+        return Allow(f"the allow rule {name}({whole}) names this command")
     if shell.risks:
         risks = "; ".join(shell.risks)
-        return Ask(f"no prefix rule may allow this command ({risks})", (f"Bash({whole})",))
+        return Ask(f"no prefix rule may allow this command ({risks})", (f"{name}({whole})",))
     if not shell.parts:
         return Ask("the command is empty")
-    unmatched = [part for part in shell.parts if not _command_rule(rules.allow, command, [part])]
+    unmatched = [p for p in shell.parts if not _command_rule(rules.allow, name, command, [p])]
     if not unmatched:
         return Allow("allow rules cover every part of the command")
     listed = ", ".join(part.text for part in unmatched)
     return Ask(
         f"no allow rule covers {listed}; commands ask before they run",
-        tuple(f"Bash({part.text})" for part in unmatched),
+        tuple(f"{name}({part.text})" for part in unmatched),
     )
 
 
@@ -197,9 +192,9 @@ def _with_bare_names(parts: Iterable[SimpleCommand]) -> list[SimpleCommand]:
 
 
 def _command_rule(
-    rules: Iterable[Rule], command: str, parts: Iterable[SimpleCommand]
+    rules: Iterable[Rule], name: str, command: str, parts: Iterable[SimpleCommand]
 ) -> Rule | None:
-    bash_rules = [rule for rule in rules if rule.covers("Bash")]
+    bash_rules = [rule for rule in rules if rule.covers(name)]
     for part in parts:
         for rule in bash_rules:
             if command_rule_matches(rule, command, part):
@@ -223,14 +218,16 @@ class _Target:
     resolved: Path
 
 
-def _decide_paths(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
-    raws = _raw_paths(tool_use)
+def _decide_paths(
+    tool: Tool, tool_use: ToolUse, rules: PermissionRules, workspace: Path
+) -> Decision:
+    raws = tool.paths(tool_use.input)
     if raws is None:
         return Ask("the call gives no path")
     if any("\0" in raw for raw in raws):
         return Deny("the path contains a NUL character")
     targets = [_target(raw, workspace) for raw in raws]
-    name, read_only = tool_use.name, BUILTIN_TOOLS[tool_use.name].read_only
+    name, read_only = tool.name, tool.read_only
     outside = tuple(t.resolved for t in targets if not is_inside(t.resolved, workspace))
     if rule := _path_rule(rules.deny, name, targets, workspace, every=False):
         return Deny(f"the deny rule {rule.text} matches {_shown(targets)}")
@@ -243,15 +240,13 @@ def _decide_paths(tool_use: ToolUse, rules: PermissionRules, workspace: Path) ->
         return Ask(f"{hit} is protected: nehanda always asks before changing it", (), outside)
     if rule := _path_rule(rules.allow, name, targets, workspace, every=True):
         return Allow(f"the allow rule {rule.text} matches", outside)
-    return _path_default(tool_use, rules.mode, targets, workspace)
+    return _path_default(tool, rules.mode, targets, workspace)
 
 
-def _path_default(
-    tool_use: ToolUse, mode: Mode, targets: list[_Target], workspace: Path
-) -> Decision:
-    read_only = BUILTIN_TOOLS[tool_use.name].read_only
+def _path_default(tool: Tool, mode: Mode, targets: list[_Target], workspace: Path) -> Decision:
+    read_only = tool.read_only
     outside = tuple(t.resolved for t in targets if not is_inside(t.resolved, workspace))
-    family = "Read" if read_only else "Edit"
+    family = rule_family(tool)
     if outside:
         where = ", ".join(_where(t) for t in targets if t.resolved in outside)
         suggestions = tuple(f"{family}({escape_glob(str(path))})" for path in outside)
@@ -262,24 +257,9 @@ def _path_default(
         return Allow("accept-edits mode: file changes inside the workspace run")
     relative = [escape_glob(workspace_relative(t.resolved, workspace)) for t in targets]
     return Ask(
-        f"{tool_use.name} changes {_shown(targets)}; changes ask before they run",
+        f"{tool.name} changes {_shown(targets)}; changes ask before they run",
         tuple(f"{family}({path})" for path in relative),
     )
-
-
-def _raw_paths(tool_use: ToolUse) -> list[str] | None:
-    key, default = PATH_ARGUMENTS[tool_use.name]
-    raw = tool_use.input.get(key, default)
-    if not isinstance(raw, str):
-        return None
-    paths = [raw]
-    pattern = tool_use.input.get("pattern")
-    if tool_use.name == "Glob" and isinstance(pattern, str):
-        # Glob walks from path joined with the pattern's literal leading directories.
-        base, _ = split_literal_prefix(pattern)
-        if base:
-            paths.append(str(Path(raw) / base))
-    return paths
 
 
 def _target(raw: str, workspace: Path) -> _Target:

@@ -9,9 +9,10 @@
   they start with ``~/`` or ``/``. A pattern that names a directory covers everything
   below it, like a .gitignore line. The pattern's leading directories are resolved
   (symlinks followed) just as the paths compared with them are.
-- ``Read(…)`` rules cover every read-only tool (Read, LS, Glob, Grep) and ``Edit(…)``
-  rules both Edit and Write; other names cover their own tool. A bare name (``Bash``,
-  ``Edit``) matches every call of those tools, as does ``Bash(*)``.
+- ``Read(…)`` rules cover every read-only file tool (Read, LS, Glob, Grep) and
+  ``Edit(…)`` rules every file tool that writes (Edit, Write); other names cover their
+  own tool. Which tools these are, and which one runs commands, the tools say. A bare
+  name (``Bash``, ``Edit``) matches every call of those tools, as does ``Bash(*)``.
 """
 
 from __future__ import annotations
@@ -23,13 +24,21 @@ from functools import lru_cache
 from pathlib import Path
 
 from nehanda.permissions.shell import SimpleCommand, analyse
+from nehanda.tools.base import Tool
 from nehanda.tools.glob import split_literal_prefix
 from nehanda.tools.paths import is_inside
 from nehanda.tools.patterns import MAGIC_CHARS, compile_glob
+from nehanda.tools.registry import BUILTIN_TOOLS
 
-TOOL_NAMES = ("Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep")
-FAMILIES = {"Read": frozenset({"Read", "LS", "Glob", "Grep"}), "Edit": frozenset({"Edit", "Write"})}
 _RULE = re.compile(r"([A-Za-z]+)(?:\((.*)\))?", re.DOTALL)
+
+
+def family(tool: Tool) -> str | None:
+    """The rule name covering a file tool besides its own: Read for one that only
+    reads, Edit for one that writes; ``None`` for a tool that is not a file tool."""
+    if tool.path_argument is None:
+        return None
+    return "Read" if tool.read_only else "Edit"
 
 
 @dataclass(frozen=True)
@@ -39,7 +48,10 @@ class Rule:
     specifier: str | None
 
     def covers(self, tool_name: str) -> bool:
-        return tool_name == self.tool or tool_name in FAMILIES.get(self.tool, ())
+        if tool_name == self.tool:
+            return True
+        tool = BUILTIN_TOOLS.get(tool_name)
+        return tool is not None and family(tool) == self.tool
 
 
 def parse_rule(text: str) -> Rule:
@@ -51,8 +63,8 @@ def parse_rule(text: str) -> Rule:
             "e.g. Bash(git status), Bash(npm run test:*), Edit(src/**)"
         )
     tool, specifier = match.group(1), match.group(2)
-    if tool not in TOOL_NAMES:
-        raise ValueError(f"{text!r} names no tool; the tools are {', '.join(TOOL_NAMES)}")
+    if tool not in BUILTIN_TOOLS:
+        raise ValueError(f"{text!r} names no tool; the tools are {', '.join(BUILTIN_TOOLS)}")
     if specifier is not None and not specifier.strip():
         raise ValueError(f"{text!r} has an empty specifier; write {tool} to match every call")
     if specifier is not None:
@@ -61,7 +73,7 @@ def parse_rule(text: str) -> Rule:
 
 
 def _check_specifier(tool: str, specifier: str) -> None:
-    if tool == "Bash":
+    if BUILTIN_TOOLS[tool].command_argument is not None:
         if specifier.endswith(":*"):
             _command_prefix(specifier)
         return

@@ -3,6 +3,12 @@
 The JSON Schema the model sees comes from the argument model (``Tool.spec``), so the
 arguments are described once. Handlers receive the validated model instance and the
 ``ToolContext``; they return the text sent back to the model or raise ``ToolError``.
+
+A tool also says what the layers above need to know about it, so that none of them
+keeps a table of tools: which argument is the path it works on (permissions), which
+is the command it runs, which arguments sum a call up in one line (the renderers),
+the diff a call would make (the approval prompt), and how to read its output as the
+plain text it frames (Read's line numbers, for spotting calls copied from output).
 """
 
 from __future__ import annotations
@@ -47,14 +53,48 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class Tool:
+    """A built-in tool.
+
+    ``path_argument`` names the argument holding the path a file tool works on
+    (``path_default`` when it is left out), and ``more_paths`` adds the other places
+    a call reaches from it (Glob's pattern directories). ``command_argument`` names the
+    shell command a tool runs. ``summary_keys`` are the arguments that say most about
+    a call, best first. ``diff`` is the unified diff a call would make to a file, read
+    before it runs (it raises ``ToolError`` or ``ValueError`` when the call could not
+    apply). ``plain_output`` takes away the framing the tool puts around what it shows.
+    """
+
     name: str
     description: str
     args_model: type[pydantic.BaseModel]
     read_only: bool
     handler: Callable[[Any, ToolContext], Awaitable[str]]
+    path_argument: str | None = None
+    path_default: str | None = None
+    more_paths: Callable[[JsonObject, str], list[str]] | None = None
+    command_argument: str | None = None
+    summary_keys: tuple[str, ...] = ()
+    diff: Callable[[JsonObject, Path], list[str]] | None = None
+    plain_output: Callable[[str], str] | None = None
 
     def spec(self) -> ToolSpec:
         return self._spec
+
+    def paths(self, arguments: JsonObject) -> list[str] | None:
+        """The paths a call works on, as written; ``None`` when it names none readable."""
+        if self.path_argument is None:
+            return None
+        raw = arguments.get(self.path_argument, self.path_default)
+        if not isinstance(raw, str):
+            return None
+        return [raw, *(self.more_paths(arguments, raw) if self.more_paths else ())]
+
+    def summary(self, arguments: JsonObject) -> str | None:
+        """The argument that says most about a call, if the call gives one."""
+        return next(
+            (value for key in self.summary_keys if isinstance(value := arguments.get(key), str)),
+            None,
+        )
 
     @cached_property
     def _spec(self) -> ToolSpec:

@@ -215,4 +215,6 @@ TOOL = Tool(
     args_model=BashArgs,
     read_only=False,
     handler=run_command,
+    command_argument="command",
+    summary_keys=("command",),
 )

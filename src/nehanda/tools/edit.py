@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nehanda.errors import ToolError
 from nehanda.fs import write_atomic
 from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.diff import file_diff
 from nehanda.tools.text_encoding import (
     NotText,
     TextEncoding,
@@ -25,6 +26,7 @@ from nehanda.tools.text_encoding import (
     encode_text,
 )
 from nehanda.tools.write import existing_mode, unencodable
+from nehanda.types import JsonObject
 
 NAME = "Edit"
 
@@ -102,6 +104,13 @@ def preview(path: Path, args: EditArgs) -> tuple[str, str]:
     return text, after
 
 
+def change_diff(arguments: JsonObject, workspace: Path) -> list[str]:
+    """The diff an Edit call would make, for the approval prompt and the REPL."""
+    return file_diff(
+        arguments, workspace, lambda path: preview(path, EditArgs.model_validate(arguments))
+    )
+
+
 def _read(path: Path, shown: str) -> bytes:
     try:
         return path.read_bytes()
@@ -152,4 +161,7 @@ TOOL = Tool(
     args_model=EditArgs,
     read_only=False,
     handler=edit_file,
+    path_argument="file_path",
+    summary_keys=("file_path",),
+    diff=change_diff,
 )

@@ -14,6 +14,7 @@ from nehanda.tools.output import cap_lines
 from nehanda.tools.paths import workspace_relative
 from nehanda.tools.patterns import MAGIC_CHARS, compile_glob
 from nehanda.tools.walk import walk_files
+from nehanda.types import JsonObject
 
 NAME = "Glob"
 MAX_RESULTS = 500
@@ -75,6 +76,14 @@ def split_literal_prefix(pattern: str) -> tuple[str, str]:
     return base, "/".join(segments[count:])
 
 
+def pattern_directory(arguments: JsonObject, path: str) -> list[str]:
+    """Where a call walks from besides ``path``: ``path`` joined with the pattern's
+    literal leading directories."""
+    pattern = arguments.get("pattern")
+    base = split_literal_prefix(pattern)[0] if isinstance(pattern, str) else ""
+    return [str(Path(path) / base)] if base else []
+
+
 def _newest_first(
     workspace: Path, root: Path, regex: re.Pattern[str], max_depth: int | None
 ) -> list[str]:
@@ -100,4 +109,8 @@ TOOL = Tool(
     args_model=GlobArgs,
     read_only=True,
     handler=find_files,
+    path_argument="path",
+    path_default=".",
+    more_paths=pattern_directory,
+    summary_keys=("path", "pattern"),
 )

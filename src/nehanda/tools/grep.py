@@ -122,4 +122,7 @@ TOOL = Tool(
     args_model=GrepArgs,
     read_only=True,
     handler=grep,
+    path_argument="path",
+    path_default=".",
+    summary_keys=("path", "pattern"),
 )

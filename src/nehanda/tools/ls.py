@@ -63,4 +63,7 @@ TOOL = Tool(
     args_model=LSArgs,
     read_only=True,
     handler=list_directory,
+    path_argument="path",
+    path_default=".",
+    summary_keys=("path",),
 )

@@ -8,6 +8,7 @@ the lines after the window included, and one that fails gives way to the next.
 from __future__ import annotations
 
 import io
+import re
 import stat
 from pathlib import Path
 from typing import TextIO
@@ -21,6 +22,7 @@ from nehanda.tools.text_encoding import SNIFF_BYTES, TextEncoding, candidates
 
 NAME = "Read"
 DEFAULT_LIMIT = 2000
+_LINE_NUMBERS = re.compile(r"(?m)^ *\d+\t")  # the gutter a multi-line object is split by
 MAX_LINE_CHARS = 2000
 # Stop a little short of the general cap so the closing note always fits.
 BYTE_BUDGET = MAX_OUTPUT_BYTES - 1000
@@ -149,10 +151,18 @@ def _empty_window(shown: str, start: int, total: int) -> str:
     raise ToolError(NAME, f"offset={start} is past the end of {shown}, which has {lines}.")
 
 
+def without_line_numbers(output: str) -> str:
+    """The text as it stands in the file, each line's number and tab taken away."""
+    return _LINE_NUMBERS.sub("", output)
+
+
 TOOL = Tool(
     name=NAME,
     description=DESCRIPTION,
     args_model=ReadArgs,
     read_only=True,
     handler=read_file,
+    path_argument="file_path",
+    summary_keys=("file_path",),
+    plain_output=without_line_numbers,
 )

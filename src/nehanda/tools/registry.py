@@ -43,6 +43,15 @@ def builtin_specs() -> tuple[ToolSpec, ...]:
     return tuple(tool.spec() for tool in _TOOLS)
 
 
+def plain_output(content: str) -> str:
+    """Tool output with every tool's framing taken away, whichever tool printed it: a
+    command can show a file just as Read does (``cat -n``)."""
+    for tool in _TOOLS:
+        if tool.plain_output is not None:
+            content = tool.plain_output(content)
+    return content
+
+
 def check_call(tool_use: ToolUse) -> tuple[Tool, pydantic.BaseModel] | ToolResult:
     """The tool and its validated arguments, or the error result that answers the call.
 

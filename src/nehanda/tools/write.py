@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from nehanda.errors import ToolError
 from nehanda.fs import NEW_FILE_MODE, write_atomic
 from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.diff import file_diff
 from nehanda.tools.text_encoding import (
     LATIN1,
     UTF8,
@@ -23,6 +24,7 @@ from nehanda.tools.text_encoding import (
     decode_text,
     encode_text,
 )
+from nehanda.types import JsonObject
 
 NAME = "Write"
 
@@ -89,6 +91,13 @@ def preview(path: Path, args: WriteArgs) -> tuple[str, str]:
     return before, args.content
 
 
+def change_diff(arguments: JsonObject, workspace: Path) -> list[str]:
+    """The diff a Write call would make, for the approval prompt and the REPL."""
+    return file_diff(
+        arguments, workspace, lambda path: preview(path, WriteArgs.model_validate(arguments))
+    )
+
+
 def unencodable(shown: str, source: str, error: UnencodableText) -> str:
     """What Write and Edit tell the model when ``source`` has a character the file cannot."""
     name = error.encoding.name
@@ -125,4 +134,7 @@ TOOL = Tool(
     args_model=WriteArgs,
     read_only=False,
     handler=write_file,
+    path_argument="file_path",
+    summary_keys=("file_path",),
+    diff=change_diff,
 )

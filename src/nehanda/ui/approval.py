@@ -10,7 +10,6 @@ session. ``TerminalApprover`` implements ``permissions.approver.Approver``.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import os
 import unicodedata
 from dataclasses import dataclass
@@ -20,9 +19,9 @@ from typing import IO
 from nehanda.errors import ToolError
 from nehanda.permissions.approver import Answer
 from nehanda.permissions.decision import Ask
-from nehanda.tools import edit, write
+from nehanda.tools.base import Tool
 from nehanda.tools.output import cap_lines
-from nehanda.tools.paths import resolve_path, workspace_relative
+from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
 
 MAX_DIFF_LINES = 200
@@ -100,43 +99,25 @@ async def _next_char(descriptor: int) -> str:
 def describe_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> str:
     """What the prompt shows: the call in full, and why it needs approval."""
     lines = [f"\nnehanda wants to run {tool_use.name}:"]
-    if tool_use.name == "Bash":
-        command = str(tool_use.input.get("command", ""))
+    tool = BUILTIN_TOOLS.get(tool_use.name)
+    if tool is not None and tool.command_argument is not None:
+        command = str(tool_use.input.get(tool.command_argument, ""))
         lines += [f"  $ {escape_hidden(line)}" for line in command.split("\n")]
-    elif tool_use.name in ("Write", "Edit"):
-        lines += [escape_hidden(line, keep="\t") for line in _diff(tool_use, workspace)]
+    elif tool is not None and tool.diff is not None:
+        lines += [escape_hidden(line, keep="\t") for line in _diff(tool, tool_use, workspace)]
     else:
         lines += [f"  {key}: {escape_hidden(str(value))}" for key, value in tool_use.input.items()]
     lines.append(f"It asks because {escape_hidden(decision.reason)}.")
     return "\n".join(lines) + "\n"
 
 
-def _diff(tool_use: ToolUse, workspace: Path) -> list[str]:
-    raw = str(tool_use.input.get("file_path", ""))
+def _diff(tool: Tool, tool_use: ToolUse, workspace: Path) -> list[str]:
+    raw = str(tool_use.input.get(tool.path_argument or "", ""))
     try:
-        lines = change_diff(tool_use, workspace)
+        lines = tool.diff(tool_use.input, workspace) if tool.diff else []
     except (ToolError, ValueError) as error:
         return [f"  {raw}", f"  (no diff to show: {error})"]
     return cap_lines(lines, MAX_DIFF_LINES).split("\n") if lines else [f"  {raw}: no change"]
-
-
-def change_diff(tool_use: ToolUse, workspace: Path) -> list[str]:
-    """The unified diff a Write or Edit call would make, read before it runs.
-
-    Raises ``ToolError`` or ``ValueError`` when the call could not be applied.
-    """
-    path = resolve_path(str(tool_use.input.get("file_path", "")), workspace)
-    if tool_use.name == "Write":
-        before, after = write.preview(path, write.WriteArgs.model_validate(tool_use.input))
-    else:
-        before, after = edit.preview(path, edit.EditArgs.model_validate(tool_use.input))
-    shown = workspace_relative(path, workspace)
-    old_name = f"a/{shown}" if path.exists() else "/dev/null"
-    return list(
-        difflib.unified_diff(
-            before.splitlines(), after.splitlines(), old_name, f"b/{shown}", lineterm=""
-        )
-    )
 
 
 def escape_hidden(text: str, keep: str = "") -> str:

@@ -32,8 +32,8 @@ from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, ToolStar
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd, ReasoningDelta, TextDelta, ToolUseStart
 from nehanda.tools.output import cap_lines
+from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
-from nehanda.ui.approval import change_diff
 from nehanda.ui.markdown_stream import MarkdownBlocks
 from nehanda.ui.summary import describe_call, describe_notice, describe_result
 
@@ -231,10 +231,11 @@ class LiveRenderer:
         self._blocks_shown = 0
 
     def _preview(self, tool_use: ToolUse) -> None:
-        if tool_use.name in ("Write", "Edit"):
+        tool = BUILTIN_TOOLS.get(tool_use.name)
+        if tool is not None and tool.diff is not None:
             # A call that cannot be previewed will fail and say why; it has no diff to show.
             with suppress(NehandaError, ValueError, OSError):
-                self._previews[tool_use.id] = change_diff(tool_use, self.workspace)
+                self._previews[tool_use.id] = tool.diff(tool_use.input, self.workspace)
 
     def _tool_done(self, event: ToolExecuted) -> None:
         result, call = event.result, event.tool_use

@@ -13,13 +13,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from nehanda.permissions.decision import (
-    PATH_ARGUMENTS,
     Allow,
     Ask,
     Decision,
     PermissionRules,
     decide,
 )
+from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolSpec, ToolUse
 
 MODE_MEANINGS = {
@@ -59,24 +59,22 @@ def describe_permissions(rules: PermissionRules) -> str:
 
 
 def _verdicts(name: str, rules: PermissionRules, workspace: Path) -> str:
-    if name == "Bash":
-        call = ToolUse("example", name, {"command": EXAMPLE_COMMAND})
+    tool = BUILTIN_TOOLS.get(name)
+    if tool is not None and tool.command_argument is not None:
+        call = ToolUse("example", name, {tool.command_argument: EXAMPLE_COMMAND})
         return f"commands no rule names: {_word(decide(call, rules, workspace))}"
-    if name not in PATH_ARGUMENTS:
+    if tool is None or tool.path_argument is None:
         return _word(decide(ToolUse("example", name, {}), rules, workspace))
-    inside = _word(decide(_path_call(name, workspace / EXAMPLE_FILE), rules, workspace))
-    outside = _word(decide(_path_call(name, EXAMPLE_OUTSIDE), rules, workspace))
+    key = tool.path_argument
+    inside = _word(decide(_call(name, key, workspace / EXAMPLE_FILE), rules, workspace))
+    outside = _word(decide(_call(name, key, EXAMPLE_OUTSIDE), rules, workspace))
     if inside == outside:
         return f"in the workspace or outside it: {inside}"
     return f"in the workspace: {inside}; outside it: {outside}"
 
 
-def _path_call(name: str, path: Path) -> ToolUse:
-    key, _ = PATH_ARGUMENTS[name]
-    arguments: dict[str, object] = {key: str(path)}
-    if name in ("Glob", "Grep"):
-        arguments["pattern"] = "*"
-    return ToolUse("example", name, arguments)
+def _call(name: str, key: str, path: Path) -> ToolUse:
+    return ToolUse("example", name, {key: str(path)})
 
 
 def _word(decision: Decision) -> str:

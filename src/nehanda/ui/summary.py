@@ -6,17 +6,16 @@ import json
 
 from nehanda.engine.loop import EngineEvent, LeakedCallsRecovered, ModeSwitched
 from nehanda.events import Notice
+from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolResult, ToolUse
-
-KEY_ARGUMENTS = ("file_path", "path", "pattern", "command")
 
 
 def describe_call(tool_use: ToolUse) -> str:
-    """``Read README.md``: the tool and the argument that says most about the call."""
-    for key in KEY_ARGUMENTS:
-        value = tool_use.input.get(key)
-        if isinstance(value, str):
-            return f"{tool_use.name} {_shorten(value, 80)}"
+    """``Read README.md``: the tool and the argument that says most about the call (the
+    tool's own ``summary``), else its arguments as JSON."""
+    tool = BUILTIN_TOOLS.get(tool_use.name)
+    if tool is not None and (summary := tool.summary(tool_use.input)) is not None:
+        return f"{tool_use.name} {_shorten(summary, 80)}"
     if not tool_use.input:
         return tool_use.name
     return f"{tool_use.name} {_shorten(json.dumps(tool_use.input, ensure_ascii=False), 80)}"
