@@ -1,13 +1,17 @@
-"""A scripted provider implementing the Provider protocol, for engine tests."""
+"""A scripted provider implementing the Provider protocol, and a toolset whose calls
+are answered by a test's function, for engine tests."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from nehanda.events import MessageEnd, StreamEvent, TextDelta, ToolUseEnd, ToolUseStart
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.types import ToolUse, Usage
+from nehanda.tools.registry import check_call
+from nehanda.types import CheckedCall, ToolResult, Toolset, ToolSpec, ToolUse, Usage
+
+ToolRunner = Callable[[ToolUse], Awaitable[ToolResult]]
 
 
 def text_reply(text: str) -> list[StreamEvent]:
@@ -50,3 +54,27 @@ class FakeProvider:
 
     async def aclose(self) -> None:
         self.closed = True
+
+
+@dataclass
+class FakeToolset:
+    """``specs`` offered, each call checked as the built-in tools check it, and every
+    checked call answered by ``runner`` instead of a tool."""
+
+    specs: tuple[ToolSpec, ...]
+    runner: ToolRunner
+
+    def check(self, use: ToolUse) -> CheckedCall | ToolResult:
+        return check_call(use)
+
+    async def run(self, checked: CheckedCall) -> ToolResult:
+        return await self.runner(checked.use)
+
+    def plain_output(self, content: str) -> str:
+        return content
+
+
+async def run_through(toolset: Toolset, use: ToolUse) -> ToolResult:
+    """What the engine does with one call: check it, and run it if it passed."""
+    checked = toolset.check(use)
+    return checked if isinstance(checked, ToolResult) else await toolset.run(checked)

@@ -10,10 +10,12 @@ from typing import Any
 
 import pytest
 
+from fakes import run_through
 from nehanda.permissions.approver import Answer, NoTerminal
 from nehanda.permissions.decision import Ask, PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
+from nehanda.tools.registry import BuiltinTools
 from nehanda.types import ToolResult, ToolUse
 from nehanda.ui.approval import TerminalApprover, escape_hidden
 
@@ -123,12 +125,12 @@ class Recorder:
 
 
 def gate_call(gate: ToolGate, name: str, **args: Any) -> ToolResult:
-    return asyncio.run(gate(ToolUse("call_7", name, args)))
+    return asyncio.run(run_through(gate, ToolUse("call_7", name, args)))
 
 
 def test_always_adds_the_rule_for_the_rest_of_the_session(ws: Path) -> None:
     approver = Recorder(Answer(run=True, always=True))
-    gate = ToolGate(ToolContext(ws), PermissionRules(), approver)
+    gate = ToolGate(BuiltinTools(ToolContext(ws)), ws, PermissionRules(), approver)
     for _ in range(3):
         assert not gate_call(gate, "Bash", command="touch marker").is_error
     assert len(approver.asked) == 1
@@ -136,7 +138,12 @@ def test_always_adds_the_rule_for_the_rest_of_the_session(ws: Path) -> None:
 
 
 def test_a_refusal_reaches_the_model_and_nothing_runs(ws: Path) -> None:
-    gate = ToolGate(ToolContext(ws), PermissionRules(), Recorder(Answer(False, reason="no way")))
+    gate = ToolGate(
+        BuiltinTools(ToolContext(ws)),
+        ws,
+        PermissionRules(),
+        Recorder(Answer(False, reason="no way")),
+    )
     result = gate_call(gate, "Bash", command="touch marker")
     assert result.is_error and result.tool_use_id == "call_7"
     assert result.content.startswith("Permission denied: Bash was not run because it needs")
@@ -146,7 +153,7 @@ def test_a_refusal_reaches_the_model_and_nothing_runs(ws: Path) -> None:
 
 def test_invalid_calls_are_answered_without_asking(ws: Path) -> None:
     approver = Recorder()
-    gate = ToolGate(ToolContext(ws), PermissionRules(), approver)
+    gate = ToolGate(BuiltinTools(ToolContext(ws)), ws, PermissionRules(), approver)
     assert "Unknown tool" in gate_call(gate, "Shell", command="x").content
     assert "missing required parameter 'command'" in gate_call(gate, "Bash").content
     assert approver.asked == []
@@ -157,7 +164,8 @@ def test_an_approved_path_outside_is_granted_for_that_call_only(ws: Path) -> Non
     inside.mkdir()
     (ws / "notes.txt").write_text("outside notes\n")
     approver = Recorder(Answer(run=True), Answer(run=False, reason="no"))
-    gate = ToolGate(ToolContext(inside), PermissionRules(), approver)
+    tools = BuiltinTools(ToolContext(inside))
+    gate = ToolGate(tools, inside, PermissionRules(), approver)
     assert "outside notes" in gate_call(gate, "Read", file_path="../notes.txt").content
     assert gate_call(gate, "Read", file_path="../notes.txt").is_error
-    assert gate.context.granted == ()
+    assert tools.context.granted == ()

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from fakes import FakeProvider, call_reply, text_reply
+from fakes import FakeProvider, FakeToolset, ToolRunner, call_reply, text_reply
 from nehanda.engine.guards import TRUNCATION_NOTICE
-from nehanda.engine.loop import Agent, EngineEvent, RunFinished, ToolExecuted, ToolRunner
+from nehanda.engine.loop import Agent, EngineEvent, RunFinished, ToolExecuted
 from nehanda.engine.mode import Mode
 from nehanda.events import (
     MessageEnd,
@@ -37,7 +37,7 @@ def drive(
     replies: list[list[StreamEvent]], mode: Mode = "rescue", run_tool: ToolRunner = runner
 ) -> tuple[list[EngineEvent], FakeProvider]:
     provider = FakeProvider(replies)
-    agent = Agent(provider, "m", (SPEC,), run_tool, mode=mode)
+    agent = Agent(provider, "m", FakeToolset((SPEC,), run_tool), mode=mode)
 
     async def collect() -> list[EngineEvent]:
         return [event async for event in agent.run("go")]
@@ -139,7 +139,7 @@ def test_calls_of_a_stopped_run_are_answered_as_not_run() -> None:
         return [ToolUseEnd(0, ToolUse(call_id, "Read", {"file_path": "x"})), MessageEnd("tool_use")]
 
     provider = FakeProvider([same("a"), same("b"), same("c")])
-    agent = Agent(provider, "m", (SPEC,), runner)
+    agent = Agent(provider, "m", FakeToolset((SPEC,), runner))
 
     async def collect() -> list[EngineEvent]:
         return [event async for event in agent.run("go")]

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from fakes import FakeProvider, call_reply, text_reply
+from fakes import FakeProvider, FakeToolset, call_reply, text_reply
 from nehanda.engine.loop import Agent, EngineEvent, RunFinished, ToolExecuted
 from nehanda.errors import StreamProtocolError
 from nehanda.events import TextDelta
@@ -43,7 +43,7 @@ def test_calls_run_once_each_and_results_go_back_in_order() -> None:
         ]
     )
     runner = RecordingRunner()
-    events = drive(Agent(provider, "m", (SPEC,), runner))
+    events = drive(Agent(provider, "m", FakeToolset((SPEC,), runner)))
     assert [use.id for use in runner.ran] == ["a", "b"]
     second = provider.requests[1].messages
     assert [m.role for m in second] == ["user", "assistant", "tool"]
@@ -57,7 +57,7 @@ def test_calls_run_once_each_and_results_go_back_in_order() -> None:
 
 def test_tools_offered_on_every_request() -> None:
     provider = FakeProvider([call_reply(read_call("a", "x")), text_reply("ok")])
-    drive(Agent(provider, "m", (SPEC,), RecordingRunner()))
+    drive(Agent(provider, "m", FakeToolset((SPEC,), RecordingRunner())))
     assert all(request.tools == (SPEC,) for request in provider.requests)
     assert all(request.tool_choice == "auto" for request in provider.requests)
 
@@ -65,7 +65,7 @@ def test_tools_offered_on_every_request() -> None:
 def test_max_turns_stops_a_model_that_never_stops_calling() -> None:
     provider = FakeProvider([call_reply(read_call(f"c{i}", f"x{i}")) for i in range(3)])
     runner = RecordingRunner()
-    events = drive(Agent(provider, "m", (SPEC,), runner, max_turns=3))
+    events = drive(Agent(provider, "m", FakeToolset((SPEC,), runner), max_turns=3))
     finished = events[-1]
     assert isinstance(finished, RunFinished)
     assert (finished.stop_reason, finished.turns) == ("max_turns", 3)
@@ -77,25 +77,27 @@ def test_stream_without_final_event_runs_no_call() -> None:
     truncated = call_reply(read_call("a", "x"))[:-1]
     runner = RecordingRunner()
     with pytest.raises(StreamProtocolError, match="no tool call"):
-        drive(Agent(FakeProvider([truncated]), "m", (SPEC,), runner))
+        drive(Agent(FakeProvider([truncated]), "m", FakeToolset((SPEC,), runner)))
     assert runner.ran == []
 
 
 def test_text_streams_before_the_run_finishes() -> None:
-    events = drive(Agent(FakeProvider([text_reply("hello")]), "m", (), RecordingRunner()))
+    events = drive(
+        Agent(FakeProvider([text_reply("hello")]), "m", FakeToolset((), RecordingRunner()))
+    )
     assert isinstance(events[1], TextDelta)
     assert events[1].text == "hello"
 
 
 def test_no_tools_means_no_tool_choice() -> None:
     provider = FakeProvider([text_reply("hi")])
-    drive(Agent(provider, "m", (), RecordingRunner()))
+    drive(Agent(provider, "m", FakeToolset((), RecordingRunner())))
     assert provider.requests[0].tool_choice is None
 
 
 def test_a_reply_cut_short_keeps_its_text_and_the_turns_alternating() -> None:
     provider = FakeProvider([[TextDelta("Half an ans"), StreamProtocolError("stream cut")]])
-    agent = Agent(provider, "m", (SPEC,), RecordingRunner())
+    agent = Agent(provider, "m", FakeToolset((SPEC,), RecordingRunner()))
     with pytest.raises(StreamProtocolError):
         drive(agent)
     assert [m.role for m in agent.messages] == ["user", "assistant"]
@@ -103,7 +105,9 @@ def test_a_reply_cut_short_keeps_its_text_and_the_turns_alternating() -> None:
 
 
 def test_a_stream_without_its_end_still_leaves_an_assistant_turn() -> None:
-    agent = Agent(FakeProvider([[TextDelta("partial")]]), "m", (SPEC,), RecordingRunner())
+    agent = Agent(
+        FakeProvider([[TextDelta("partial")]]), "m", FakeToolset((SPEC,), RecordingRunner())
+    )
     with pytest.raises(StreamProtocolError):
         drive(agent)
     assert [m.role for m in agent.messages] == ["user", "assistant"]

@@ -15,11 +15,13 @@ from typing import Any
 
 import pytest
 
+from fakes import run_through
 from nehanda.config.permission_modes import Mode
 from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
+from nehanda.tools.registry import BuiltinTools
 from nehanda.types import ToolResult, ToolUse
 
 # Prefix rules for every wrapper and evaluator: none of them may let a hidden command by.
@@ -42,8 +44,8 @@ def call(
     ws: Path, name: str, mode: Mode = "default", allow: list[str] | None = None, **args: Any
 ) -> ToolResult:
     rules = PermissionRules.parse(mode, allow=GENEROUS if allow is None else allow)
-    gate = ToolGate(ToolContext(ws), rules, NoTerminal())
-    return asyncio.run(gate(ToolUse("call_1", name, args)))
+    gate = ToolGate(BuiltinTools(ToolContext(ws)), ws, rules, NoTerminal())
+    return asyncio.run(run_through(gate, ToolUse("call_1", name, args)))
 
 
 def assert_refused(result: ToolResult) -> None:
@@ -105,9 +107,9 @@ def test_control_an_allowed_command_does_run(ws: Path) -> None:
 def test_yolo_still_obeys_deny_rules_through_wrappers(ws: Path) -> None:
     marker = ws / "marker"
     rules = PermissionRules.parse("yolo", deny=["Bash(touch:*)"])
-    gate = ToolGate(ToolContext(ws), rules, NoTerminal())
+    gate = ToolGate(BuiltinTools(ToolContext(ws)), ws, rules, NoTerminal())
     for command in (f"sudo touch {marker}", f"echo $(touch {marker})", f"bash -c 'touch {marker}'"):
-        assert_refused(asyncio.run(gate(ToolUse("1", "Bash", {"command": command}))))
+        assert_refused(asyncio.run(run_through(gate, ToolUse("1", "Bash", {"command": command}))))
     assert not marker.exists()
 
 
@@ -193,8 +195,10 @@ def test_a_prefix_rule_opens_no_connection_through_an_input_redirection(
 def test_deny_rules_match_a_command_run_by_its_path(ws: Path, command: str) -> None:
     marker = ws / "marker"
     rules = PermissionRules.parse("yolo", deny=["Bash(touch:*)"])
-    gate = ToolGate(ToolContext(ws), rules, NoTerminal())
-    result = asyncio.run(gate(ToolUse("1", "Bash", {"command": command.format(m=marker)})))
+    gate = ToolGate(BuiltinTools(ToolContext(ws)), ws, rules, NoTerminal())
+    result = asyncio.run(
+        run_through(gate, ToolUse("1", "Bash", {"command": command.format(m=marker)}))
+    )
     assert_refused(result)
     assert not marker.exists()
 

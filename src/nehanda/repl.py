@@ -277,7 +277,7 @@ class Repl:
 
     async def _cmd_tools(self) -> None:
         gate = self.chat.gate
-        self.renderer.say(describe_tools(self.chat.agent.tools, gate.rules, self.options.workspace))
+        self.renderer.say(describe_tools(gate.specs, gate.rules, self.options.workspace))
 
     async def _cmd_permissions(self) -> None:
         self.renderer.say(describe_permissions(self.chat.gate.rules))

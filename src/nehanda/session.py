@@ -47,7 +47,7 @@ from nehanda.providers.factory import create_provider
 from nehanda.providers.rescue import RescueProvider
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.tools.base import ToolContext
-from nehanda.tools.registry import builtin_specs
+from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
 from nehanda.ui.approval import TerminalApprover
 
@@ -80,9 +80,9 @@ class ChatSession:
     @property
     def gate(self) -> ToolGate:
         """Where the session's calls go: the permission rules in force and who is asked."""
-        if not isinstance(self.agent.run_tool, ToolGate):
+        if not isinstance(self.agent.toolset, ToolGate):
             raise TypeError("this session's tool calls do not go through a ToolGate")
-        return self.agent.run_tool
+        return self.agent.toolset
 
     async def ask(self, prompt: str) -> AsyncIterator[EngineEvent]:
         """Runs ``prompt`` to its answer; every message is logged as it is added."""
@@ -151,8 +151,7 @@ async def open_session(options: SessionOptions) -> ChatSession:
     agent = Agent(
         provider=RescueProvider(provider) if decision.mode == "rescue" else provider,
         model=config.model or "",
-        tools=builtin_specs(),
-        run_tool=_tool_gate(options, settings, rules, config),
+        toolset=_tool_gate(options, settings, rules, config),
         max_turns=settings.max_turns,
         mode=decision.mode,
         recover_leaks=settings.recover_leaked_calls,
@@ -177,7 +176,7 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     closed once the new session is open, and left open when opening fails."""
     conversation = Session(chat.id, messages=list(chat.agent.messages))
     reopened = await open_session(replace(options, resume=conversation))
-    reopened.agent.run_tool = chat.agent.run_tool
+    reopened.agent.toolset = chat.agent.toolset
     await chat.close()
     return reopened
 
@@ -254,4 +253,4 @@ def _tool_gate(
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
         approver = TerminalApprover(sys.stdin, sys.stderr, options.workspace)
-    return ToolGate(context, rules, approver)
+    return ToolGate(BuiltinTools(context), options.workspace, rules, approver)

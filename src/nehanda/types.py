@@ -4,13 +4,18 @@ A conversation is a list of ``Message``s; each message is a role and a tuple of
 parts. A ``ToolUse`` is the one shape every tool call takes, whichever path (native
 structured calls or rescue text parsing) produced it, and every ``ToolUse`` is
 answered by exactly one ``ToolResult`` with the same id.
+
+``Toolset`` is all the engine knows of tools: their specs, ``check`` (which turns a
+call into a ``CheckedCall`` or answers it with an error result) and ``run``, which takes
+only a checked call, so a call is validated once, by construction.
 """
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
 Role = Literal["system", "user", "assistant", "tool"]
 Origin = Literal["native", "rescue"]
@@ -95,6 +100,38 @@ class ToolSpec:
     name: str
     description: str
     input_schema: JsonObject
+
+
+@dataclass(frozen=True)
+class CheckedCall:
+    """A call that passed its tool's check: a known tool, valid arguments.
+
+    Only ``Toolset.check`` makes one. ``arguments`` is the tool's own reading of the
+    input, opaque to the engine; ``granted`` holds the resolved paths outside the
+    workspace that the permission decision named for this call.
+    """
+
+    use: ToolUse
+    arguments: object
+    granted: tuple[Path, ...] = ()
+
+
+class Toolset(Protocol):
+    """The tools a conversation may call, as the engine sees them."""
+
+    @property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """What the model is told about each tool, in the order it is told."""
+
+    def check(self, use: ToolUse) -> CheckedCall | ToolResult:
+        """The call checked, or the error result that answers it (nothing runs)."""
+
+    async def run(self, checked: CheckedCall) -> ToolResult:
+        """Runs a checked call; failures come back as error results, never raised."""
+
+    def plain_output(self, content: str) -> str:
+        """Tool output with the tools' own framing taken away (Read's line numbers), as
+        the engine reads it for calls the model may have copied from it."""
 
 
 @dataclass(frozen=True)

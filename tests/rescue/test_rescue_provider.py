@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fakes import FakeProvider, text_reply
+from fakes import FakeProvider, FakeToolset, text_reply
 from nehanda.engine.loop import Agent
 from nehanda.events import (
     MessageEnd,
@@ -106,7 +106,7 @@ def test_feedback_on_a_failed_call_reaches_the_model_beside_the_results() -> Non
         return ToolResult(use.id, "print('a')")
 
     async def run() -> None:
-        agent = Agent(RescueProvider(inner), "m", (READ,), run_tool, mode="rescue")
+        agent = Agent(RescueProvider(inner), "m", FakeToolset((READ,), run_tool), mode="rescue")
         async for _ in agent.run("go"):
             pass
 

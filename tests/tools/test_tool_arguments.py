@@ -29,7 +29,7 @@ from nehanda.types import ToolResult, ToolUse
 def test_accepted_and_read_as(name: str, given: dict[str, Any], field: str, read_as: Any) -> None:
     checked = check_call(ToolUse("a", name, given))
     assert not isinstance(checked, ToolResult), checked.content
-    value = getattr(checked[1], field)
+    value = getattr(checked.arguments, field)
     assert (type(value), value) == (type(read_as), read_as)
 
 

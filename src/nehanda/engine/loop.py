@@ -1,16 +1,17 @@
 """The turn loop: ask the model, run the calls it makes, send the results back, repeat.
 
 The loop ends at a reply with no tool call, after ``max_turns`` requests, or when
-``LoopGuard`` sees the model going nowhere. Every ``ToolUse`` gets exactly one
-``ToolResult``, whatever happens to it (denied, invalid, failed), so the transcript
-stays well-formed for every provider. A provider that refuses native tools switches
+``LoopGuard`` sees the model going nowhere. Tools are a ``Toolset``: each call is
+checked once (``Toolset.check``) and only a checked call runs. Every ``ToolUse`` gets
+exactly one ``ToolResult``, whatever happens to it (denied, invalid, failed), so the
+transcript stays well-formed for every provider. A provider that refuses native tools switches
 the run to rescue mode and the same turn is asked again.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from nehanda.engine.copied_calls import ToolOutputCalls
@@ -22,10 +23,9 @@ from nehanda.errors import ToolsUnsupportedError
 from nehanda.events import StreamEvent
 from nehanda.providers.base import ChatRequest, Provider, ToolChoice
 from nehanda.providers.rescue import RescueProvider
-from nehanda.tools.registry import check_call, plain_output
-from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse, Usage
+from nehanda.types import CheckedCall, Message, Part, TextPart, ToolResult, Toolset, ToolUse, Usage
 
-ToolRunner = Callable[[ToolUse], Awaitable[ToolResult]]
+Checked = tuple[ToolUse, CheckedCall | ToolResult]
 INTERRUPTED_RESULT = "The call was interrupted before it finished; its result is unknown."
 
 
@@ -35,12 +35,6 @@ def interrupted(tool_use: ToolUse) -> ToolResult:
 
 def not_run(tool_use: ToolUse, why: str) -> ToolResult:
     return ToolResult(tool_use.id, f"Not run: {why}.", is_error=True)
-
-
-def valid_calls(calls: list[ToolUse]) -> int:
-    """How many calls pass the tools' own check, the one the runner applies before
-    permissions; ``LoopGuard`` counts a reply that got none through as a format failure."""
-    return sum(not isinstance(check_call(use), ToolResult) for use in calls)
 
 
 def cut_short(text: str) -> str:
@@ -104,8 +98,7 @@ EngineEvent = (
 class Agent:
     provider: Provider
     model: str
-    tools: tuple[ToolSpec, ...]
-    run_tool: ToolRunner
+    toolset: Toolset
     max_turns: int = 50
     tool_choice: ToolChoice | None = "auto"
     mode: Mode = "native"
@@ -114,7 +107,7 @@ class Agent:
     _output_calls: ToolOutputCalls = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._output_calls = ToolOutputCalls(self.tools, plain_output)
+        self._output_calls = ToolOutputCalls(self.toolset.specs, self.toolset.plain_output)
 
     async def run(self, prompt: str) -> AsyncIterator[EngineEvent]:
         self.messages.append(Message.text_message("user", prompt))
@@ -133,7 +126,9 @@ class Agent:
                 [use for use in reply.tool_uses if not (truncated and may_be_cut(use))],
                 self.messages,
             )
-            stop = guard.check(reply, truncated, valid_calls(runnable))
+            checked = [(use, self.toolset.check(use)) for use in runnable]
+            valid = sum(isinstance(outcome, CheckedCall) for _, outcome in checked)
+            stop = guard.check(reply, truncated, valid)
             self.messages.append(reply.message(runnable))
             if stop or not (runnable or reply.problems or truncated):
                 if stop and runnable:
@@ -142,7 +137,7 @@ class Agent:
                 reason = "error" if stop else end.stop_reason
                 yield RunFinished(reply.text, turn, reason, usage, stop)
                 return
-            async for event in self._run_calls(runnable, feedback(reply.problems, truncated)):
+            async for event in self._run_calls(checked, feedback(reply.problems, truncated)):
                 yield event
         problem = f"stopped after {self.max_turns} turns (--max-turns); the task may be unfinished"
         yield RunFinished(reply.text, self.max_turns, "max_turns", usage, problem)
@@ -158,19 +153,21 @@ class Agent:
             self.messages.append(Message.text_message("assistant", cut_short(reply.text)))
             raise
 
-    async def _run_calls(self, calls: list[ToolUse], note: str) -> AsyncIterator[EngineEvent]:
+    async def _run_calls(self, calls: list[Checked], note: str) -> AsyncIterator[EngineEvent]:
         results: list[Part] = []
         try:
-            for tool_use in calls:
+            for tool_use, checked in calls:
                 yield ToolStarted(tool_use)
                 started = time.perf_counter()
-                result = await self.run_tool(tool_use)
-                results.append(result)
-                yield ToolExecuted(tool_use, result, time.perf_counter() - started)
+                ran = (
+                    checked if isinstance(checked, ToolResult) else await self.toolset.run(checked)
+                )
+                results.append(ran)
+                yield ToolExecuted(tool_use, ran, time.perf_counter() - started)
         finally:
             # Interrupted or not, every call gets its result, so the transcript stays
             # valid for the next request.
-            results += [interrupted(use) for use in calls[len(results) :]]
+            results += [interrupted(use) for use, _ in calls[len(results) :]]
             if note:
                 results.append(TextPart(note))
             self.messages.append(Message("tool" if calls else "user", tuple(results)))
@@ -191,7 +188,7 @@ class Agent:
     def _leaked(self, reply: Reply) -> list[ToolUse]:
         if reply.tool_uses:
             return []
-        leaked = recover_leaked_calls(reply.text, self.tools)
+        leaked = recover_leaked_calls(reply.text, self.toolset.specs)
         reply.tool_uses.extend(leaked)
         return leaked
 
@@ -199,6 +196,6 @@ class Agent:
         return ChatRequest(
             model=self.model,
             messages=tuple(self.messages),
-            tools=self.tools,
-            tool_choice=self.tool_choice if self.tools else None,
+            tools=self.toolset.specs,
+            tool_choice=self.tool_choice if self.toolset.specs else None,
         )

@@ -1,25 +1,30 @@
-"""The built-in tools by name, and the one pipeline every call goes through.
+"""The built-in tools by name, and ``BuiltinTools``, the ``Toolset`` holding them.
 
-``execute_builtin_tool`` never raises for a bad call: an unknown name, unreadable or
-invalid arguments, a ``ToolError`` or an unexpected failure all become an error
-``ToolResult`` whose text tells the model what went wrong, so the engine can send it
-back and carry on. Every result's content is capped (``output.cap_output``).
+A call is checked once (``check_call``: a known tool, readable and valid arguments)
+and then run (``run_checked``); ``execute_builtin_tool`` does both, for callers with no
+gate in between. None of them raises for a bad call: an unknown name, unreadable or
+invalid arguments (``ToolCallFormatError``, with the reply for the model), a
+``ToolError`` or an unexpected failure all become an error ``ToolResult`` whose text
+tells the model what went wrong, so the engine can send it back and carry on. Every
+result's content is capped (``output.cap_output``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from functools import cache
 from types import MappingProxyType
 from typing import Any
 
 import pydantic
 
-from nehanda.errors import ToolError
+from nehanda.errors import ToolCallFormatError, ToolError
 from nehanda.tools import bash, edit, glob, grep, ls, read, write
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import cap_output
-from nehanda.types import ToolResult, ToolSpec, ToolUse
+from nehanda.types import CheckedCall, ToolResult, ToolSpec, ToolUse
 
 # The order is the order models see.
 _TOOLS: tuple[Tool, ...] = (
@@ -52,21 +57,29 @@ def plain_output(content: str) -> str:
     return content
 
 
-def check_call(tool_use: ToolUse) -> tuple[Tool, pydantic.BaseModel] | ToolResult:
-    """The tool and its validated arguments, or the error result that answers the call.
+def check_call(tool_use: ToolUse) -> CheckedCall | ToolResult:
+    """The call with its validated arguments, or the error result that answers it.
 
     Nothing needs approval before this passes: a call that cannot run is not asked about.
     """
+    try:
+        return CheckedCall(tool_use, _arguments(tool_use))
+    except ToolCallFormatError as error:
+        return _error(tool_use, error.reply)
+
+
+def _arguments(tool_use: ToolUse) -> pydantic.BaseModel:
+    raw = json.dumps({"name": tool_use.name, "arguments": tool_use.input}, default=str)
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is None:
         names = ", ".join(BUILTIN_TOOLS)
-        return _error(tool_use, f"Unknown tool {tool_use.name!r}. The tools are: {names}.")
+        raise ToolCallFormatError(raw, f"Unknown tool {tool_use.name!r}. The tools are: {names}.")
     if tool_use.input_error is not None:
-        return _error(tool_use, tool_use.input_error)
+        raise ToolCallFormatError(raw, tool_use.input_error)
     try:
-        return tool, tool.args_model.model_validate(_numbers_as_strings(tool, tool_use.input))
+        return tool.args_model.model_validate(_numbers_as_strings(tool, tool_use.input))
     except pydantic.ValidationError as error:
-        return _error(tool_use, describe_invalid_arguments(tool, error))
+        raise ToolCallFormatError(raw, describe_invalid_arguments(tool, error)) from None
 
 
 def _numbers_as_strings(tool: Tool, arguments: Any) -> Any:
@@ -90,17 +103,41 @@ def _wants_string(schema: Any) -> bool:
 
 
 async def execute_builtin_tool(tool_use: ToolUse, context: ToolContext) -> ToolResult:
+    """Checks ``tool_use`` and runs it if it passed."""
     checked = check_call(tool_use)
     if isinstance(checked, ToolResult):
         return checked
-    tool, args = checked
+    return await run_checked(checked, context)
+
+
+async def run_checked(checked: CheckedCall, context: ToolContext) -> ToolResult:
+    """Runs a call ``check_call`` passed, with the paths its decision granted."""
+    tool_use, tool = checked.use, BUILTIN_TOOLS[checked.use.name]
+    if checked.granted:
+        context = replace(context, granted=checked.granted)
     try:
-        content = await tool.handler(args, context)
+        content = await tool.handler(checked.arguments, context)
     except ToolError as error:
         return _error(tool_use, str(error))
     except Exception as error:  # a bug in a tool must not end the session
         return _error(tool_use, f"{tool.name} failed: {type(error).__name__}: {error}")
     return ToolResult(tool_use.id, cap_output(content))
+
+
+@dataclass
+class BuiltinTools:
+    """The built-in tools as a ``Toolset``, running in ``context``."""
+
+    context: ToolContext
+    check = staticmethod(check_call)
+    plain_output = staticmethod(plain_output)
+
+    @property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        return builtin_specs()
+
+    async def run(self, checked: CheckedCall) -> ToolResult:
+        return await run_checked(checked, self.context)
 
 
 def describe_invalid_arguments(tool: Tool, error: pydantic.ValidationError) -> str:
