@@ -20,9 +20,11 @@ from nehanda.config.settings import ProviderConfig
 from nehanda.engine.loop import Agent
 from nehanda.events import MessageEnd, StreamEvent, TextDelta, ToolUseEnd
 from nehanda.providers.base import Capabilities, ChatRequest, Provider
+from nehanda.providers.calling import ToolCalling
+from nehanda.providers.mode import Mode
 from nehanda.providers.openai_compat import OpenAICompatProvider
-from nehanda.providers.rescue import RescueProvider
-from nehanda.types import ToolResult, ToolSpec, ToolUse, Usage
+from nehanda.tools.registry import check_call
+from nehanda.types import CheckedCall, ToolResult, ToolSpec, ToolUse, Usage
 
 TURNS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
 STREAMS = Path(__file__).parent.parent / "tests" / "fixtures" / "streams"
@@ -82,8 +84,17 @@ async def serve(bodies: list[bytes]) -> tuple[asyncio.Server, int]:
     return server, server.sockets[0].getsockname()[1]
 
 
-async def no_op(tool_use: ToolUse) -> ToolResult:
-    return ToolResult(tool_use.id, "ok")
+class NoOpTools:
+    """The ten tools offered, each call checked as the built-ins check it, none run."""
+
+    specs = TOOLS
+    check = staticmethod(check_call)
+
+    async def run(self, checked: CheckedCall) -> ToolResult:
+        return ToolResult(checked.use.id, "ok")
+
+    def plain_output(self, content: str) -> str:
+        return content
 
 
 class Instant:
@@ -107,10 +118,10 @@ class Instant:
         pass
 
 
-async def per_turn(provider: Provider, mode: str) -> float:
+async def per_turn(provider: Provider, mode: Mode) -> float:
     samples = []
     for run in range(TURNS // 2):
-        agent = Agent(provider, "m", TOOLS, no_op, mode=mode)  # type: ignore[arg-type]
+        agent = Agent(ToolCalling(provider, mode), "m", NoOpTools())
         started = time.perf_counter()
         async for _ in agent.run(f"run {run}"):
             pass
@@ -143,9 +154,9 @@ async def main() -> None:
     native_http, rescue_http = http(port), http(rescue_port)
     rows = [
         ("native, HTTP (openai_compat)", await per_turn(native_http, "native")),
-        ("rescue, HTTP (openai_compat)", await per_turn(RescueProvider(rescue_http), "rescue")),
+        ("rescue, HTTP (openai_compat)", await per_turn(rescue_http, "rescue")),
         ("native, in-process", await per_turn(Instant(native_events), "native")),
-        ("rescue, in-process", await per_turn(RescueProvider(Instant(rescue_events)), "rescue")),
+        ("rescue, in-process", await per_turn(Instant(rescue_events), "rescue")),
     ]
     for provider in (native_http, rescue_http):
         await provider.aclose()

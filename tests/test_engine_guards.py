@@ -10,7 +10,6 @@ import pytest
 from fakes import FakeProvider, FakeToolset, ToolRunner, call_reply, text_reply
 from nehanda.engine.guards import TRUNCATION_NOTICE
 from nehanda.engine.loop import Agent, EngineEvent, RunFinished, ToolExecuted
-from nehanda.engine.mode import Mode
 from nehanda.events import (
     MessageEnd,
     StreamEvent,
@@ -20,6 +19,8 @@ from nehanda.events import (
     ToolUseStart,
 )
 from nehanda.providers.arguments import native_tool_use
+from nehanda.providers.calling import ToolCalling
+from nehanda.providers.mode import Mode
 from nehanda.types import ToolResult, ToolSpec, ToolUse
 
 SPEC = ToolSpec("Read", "Reads a file.", {"type": "object", "properties": {}})
@@ -37,7 +38,10 @@ def drive(
     replies: list[list[StreamEvent]], mode: Mode = "rescue", run_tool: ToolRunner = runner
 ) -> tuple[list[EngineEvent], FakeProvider]:
     provider = FakeProvider(replies)
-    agent = Agent(provider, "m", FakeToolset((SPEC,), run_tool), mode=mode)
+    # Leak recovery and the refusal fallback act in native mode only; the calls here
+    # are scripted as events, so in rescue mode they reach the engine as they are.
+    outer = ToolCalling(provider, "native") if mode == "native" else provider
+    agent = Agent(outer, "m", FakeToolset((SPEC,), run_tool))
 
     async def collect() -> list[EngineEvent]:
         return [event async for event in agent.run("go")]

@@ -3,7 +3,7 @@
 import pytest
 
 from nehanda.config.profiles import omit_tool_choice
-from nehanda.engine.mode import decide_mode
+from nehanda.providers.mode import decide_mode
 
 
 @pytest.mark.parametrize(

@@ -17,13 +17,12 @@ from rich.console import Console
 
 from nehanda.engine.loop import (
     EngineEvent,
-    ModeSwitched,
     RunFinished,
     ToolExecuted,
     ToolStarted,
     TurnStarted,
 )
-from nehanda.events import MessageEnd, ReasoningDelta, TextDelta
+from nehanda.events import MessageEnd, ModeSwitched, ReasoningDelta, TextDelta
 from nehanda.permissions.decision import PermissionRules
 from nehanda.repl_commands import help_sections
 from nehanda.tools.registry import builtin_specs

@@ -22,13 +22,13 @@ from nehanda.config.settings import (
     resolve_named_provider,
 )
 from nehanda.config.trust import untrusted_note
-from nehanda.engine.mode import decide_mode
 from nehanda.errors import ConfigError, NehandaError, ToolsUnsupportedError
 from nehanda.permissions.decision import PermissionRules
 from nehanda.providers.base import Capabilities, ChatRequest, Provider
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
 from nehanda.providers.http_errors import redact_url
+from nehanda.providers.mode import decide_mode
 from nehanda.providers.ollama import context_window
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.types import Message, ToolSpec

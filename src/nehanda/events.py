@@ -8,6 +8,9 @@ reports text that looked like a call but could not become one (unknown tool,
 irreparable JSON, truncated block), with a message fit to send back to the model.
 ``Notice`` carries something the user should know about the request itself (a
 prompt that may not fit the context the server was asked for); it changes nothing.
+``ModeSwitched`` and ``LeakedCallsRecovered`` come from the tool-calling policy
+(``providers.calling``): the request was refused native tools and is asked again in
+rescue mode, or calls the server left in the text were made calls.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from nehanda.types import ToolUse, Usage
+from nehanda.types import Origin, ToolUse, Usage
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]
 ProblemKind = Literal[
@@ -70,6 +73,19 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class ModeSwitched:
+    mode: Origin
+    reason: str
+
+
+@dataclass(frozen=True)
+class LeakedCallsRecovered:
+    """The server's parser missed calls printed as text; they run as calls all the same."""
+
+    calls: tuple[ToolUse, ...]
+
+
+@dataclass(frozen=True)
 class MessageEnd:
     stop_reason: StopReason
     usage: Usage = field(default_factory=Usage)
@@ -83,5 +99,7 @@ StreamEvent = (
     | ToolUseEnd
     | ToolCallProblem
     | Notice
+    | ModeSwitched
+    | LeakedCallsRecovered
     | MessageEnd
 )

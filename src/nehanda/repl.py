@@ -21,12 +21,12 @@ from typing import Any, TypeVar
 from nehanda import __version__
 from nehanda.config.settings import Flags, load_settings, project_settings_path
 from nehanda.config.trust import trust_folder
-from nehanda.engine.mode import Mode
 from nehanda.engine.transcript import Session
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd
 from nehanda.permissions.approver import Answer, Approver
 from nehanda.permissions.decision import Ask
+from nehanda.providers.mode import Mode
 from nehanda.repl_commands import Command, Invalid, help_sections, parse
 from nehanda.repl_input import Interrupted, Reader, make_reader
 from nehanda.session import (

@@ -26,8 +26,7 @@ from nehanda.config.settings import (
     user_settings_path,
 )
 from nehanda.config.trust import trust_store_path, untrusted_note
-from nehanda.engine.loop import Agent, EngineEvent, ModeSwitched, interrupted
-from nehanda.engine.mode import Mode, decide_mode
+from nehanda.engine.loop import Agent, EngineEvent, interrupted
 from nehanda.engine.system_prompt import Instructions, build_system_prompt, load_instructions
 from nehanda.engine.transcript import (
     Session,
@@ -38,13 +37,14 @@ from nehanda.engine.transcript import (
     sessions_dir,
 )
 from nehanda.errors import ConfigError, NehandaError
+from nehanda.events import ModeSwitched
 from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
-from nehanda.providers.base import Provider
+from nehanda.providers.calling import ToolCalling, choose_mode
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
-from nehanda.providers.rescue import RescueProvider
+from nehanda.providers.mode import Mode
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
@@ -66,7 +66,7 @@ class SessionOptions:
 class ChatSession:
     agent: Agent
     config: ProviderConfig
-    inner_provider: Provider
+    calling: ToolCalling
     support: ToolSupportCache
     log: SessionLog
     id: str
@@ -75,7 +75,7 @@ class ChatSession:
 
     @property
     def mode(self) -> Mode:
-        return self.agent.mode
+        return self.calling.mode
 
     @property
     def gate(self) -> ToolGate:
@@ -100,9 +100,8 @@ class ChatSession:
 
     def set_mode(self, mode: Mode) -> None:
         """Switches between native and rescue for the next turn (the REPL's ``/mode``)."""
-        if mode != self.agent.mode:
-            outer = self.inner_provider if mode == "native" else RescueProvider(self.inner_provider)
-            self.agent.provider, self.agent.mode = outer, mode
+        if mode != self.calling.mode:
+            self.calling.mode = mode
             self.log.append({"type": "mode_switch", "mode": mode, "reason": "chosen by the user"})
 
     def record_interruption(self) -> None:
@@ -141,20 +140,14 @@ async def open_session(options: SessionOptions) -> ChatSession:
             exc.args = (f"{exc}\n{trust_note}",)
         raise
     support = ToolSupportCache()
-    decision = decide_mode(
-        config.type,
-        force_manual_tools=config.force_manual_tools or options.mode_override == "rescue",
-        native_tools=True if options.mode_override == "native" else capabilities.native_tools,
-        tools_refused=support.refused(config) and options.mode_override != "native",
-    )
+    decision = choose_mode(config, capabilities, support, options.mode_override)
+    calling = ToolCalling(provider, decision.mode, recover_leaks=settings.recover_leaked_calls)
     instructions = load_instructions(options.workspace)
     agent = Agent(
-        provider=RescueProvider(provider) if decision.mode == "rescue" else provider,
+        provider=calling,
         model=config.model or "",
         toolset=_tool_gate(options, settings, rules, config),
         max_turns=settings.max_turns,
-        mode=decision.mode,
-        recover_leaks=settings.recover_leaked_calls,
         messages=[
             Message.text_message("system", build_system_prompt(options.workspace, instructions)),
             *(resumed_messages(options.resume) if options.resume else []),
@@ -165,7 +158,7 @@ async def open_session(options: SessionOptions) -> ChatSession:
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
     notes = ([trust_note] if trust_note else []) + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
-    chat = ChatSession(agent, config, provider, support, log, session_id, notes)
+    chat = ChatSession(agent, config, calling, support, log, session_id, notes)
     chat._logged = len(agent.messages)
     return chat
 

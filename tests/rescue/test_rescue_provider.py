@@ -15,6 +15,7 @@ from nehanda.events import (
     ToolUseEnd,
 )
 from nehanda.providers.base import ChatRequest
+from nehanda.providers.calling import ToolCalling
 from nehanda.providers.rescue import RescueProvider
 from nehanda.types import Message, ToolResult, ToolSpec, ToolUse, Usage
 
@@ -106,7 +107,7 @@ def test_feedback_on_a_failed_call_reaches_the_model_beside_the_results() -> Non
         return ToolResult(use.id, "print('a')")
 
     async def run() -> None:
-        agent = Agent(RescueProvider(inner), "m", FakeToolset((READ,), run_tool), mode="rescue")
+        agent = Agent(ToolCalling(inner, "rescue"), "m", FakeToolset((READ,), run_tool))
         async for _ in agent.run("go"):
             pass
 

@@ -1,7 +1,8 @@
 """When to stop a loop that is going nowhere, and what to tell a model that slipped.
 
 Pure bookkeeping over replies: consecutive format failures, the same calls repeated
-turn after turn, and output cut off inside a call. Each problem becomes a message the
+turn after turn, and output cut off inside a call (which ``providers.calling.is_truncated``
+detects). Each problem becomes a message the
 model can act on; only repeated failure stops the run.
 """
 
@@ -12,7 +13,6 @@ from dataclasses import dataclass
 
 from nehanda.engine.reply import Reply
 from nehanda.events import ToolCallProblem
-from nehanda.types import ToolUse
 
 MAX_FORMAT_FAILURES = 3
 MAX_REPEATS = 3
@@ -30,21 +30,6 @@ def feedback(problems: list[ToolCallProblem], truncated: bool) -> str:
     if not lines:
         return ""
     return "Some of your tool calls were not run:\n" + "\n".join(lines)
-
-
-def is_truncated(reply: Reply) -> bool:
-    """Whether the reply stopped for length with a call cut short or left unclosed."""
-    if reply.end is None or reply.end.stop_reason != "max_tokens":
-        return False
-    return any(may_be_cut(use) for use in reply.tool_uses) or any(
-        problem.kind == "truncated" for problem in reply.problems
-    )
-
-
-def may_be_cut(use: ToolUse) -> bool:
-    """A call the length limit may have cut: its rescue block never closed, or its native
-    arguments are not readable JSON (the limit stops them mid-value)."""
-    return use.unclosed or use.input_error is not None
 
 
 @dataclass

@@ -5,7 +5,8 @@ The loop ends at a reply with no tool call, after ``max_turns`` requests, or whe
 checked once (``Toolset.check``) and only a checked call runs. Every ``ToolUse`` gets
 exactly one ``ToolResult``, whatever happens to it (denied, invalid, failed), so the
 transcript stays well-formed for every provider. A provider that refuses native tools switches
-the run to rescue mode and the same turn is asked again.
+the run to rescue mode and the same turn is asked again: that policy, with leak
+recovery and truncation detection, lives in ``providers.calling``.
 """
 
 from __future__ import annotations
@@ -15,14 +16,11 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from nehanda.engine.copied_calls import ToolOutputCalls
-from nehanda.engine.guards import LoopGuard, feedback, is_truncated, may_be_cut
-from nehanda.engine.leaks import recover_leaked_calls
-from nehanda.engine.mode import Mode
+from nehanda.engine.guards import LoopGuard, feedback
 from nehanda.engine.reply import Reply
-from nehanda.errors import ToolsUnsupportedError
 from nehanda.events import StreamEvent
 from nehanda.providers.base import ChatRequest, Provider, ToolChoice
-from nehanda.providers.rescue import RescueProvider
+from nehanda.providers.calling import is_truncated, may_be_cut
 from nehanda.types import CheckedCall, Message, Part, TextPart, ToolResult, Toolset, ToolUse, Usage
 
 Checked = tuple[ToolUse, CheckedCall | ToolResult]
@@ -48,19 +46,6 @@ class TurnStarted:
 
 
 @dataclass(frozen=True)
-class ModeSwitched:
-    mode: Mode
-    reason: str
-
-
-@dataclass(frozen=True)
-class LeakedCallsRecovered:
-    """The server's parser missed calls printed as text; they run as calls all the same."""
-
-    calls: tuple[ToolUse, ...]
-
-
-@dataclass(frozen=True)
 class ToolStarted:
     """A call is about to go through permissions and run."""
 
@@ -83,15 +68,7 @@ class RunFinished:
     problem: str | None = None
 
 
-EngineEvent = (
-    StreamEvent
-    | TurnStarted
-    | ModeSwitched
-    | LeakedCallsRecovered
-    | ToolStarted
-    | ToolExecuted
-    | RunFinished
-)
+EngineEvent = StreamEvent | TurnStarted | ToolStarted | ToolExecuted | RunFinished
 
 
 @dataclass
@@ -101,8 +78,6 @@ class Agent:
     toolset: Toolset
     max_turns: int = 50
     tool_choice: ToolChoice | None = "auto"
-    mode: Mode = "native"
-    recover_leaks: bool = True
     messages: list[Message] = field(default_factory=list)
     _output_calls: ToolOutputCalls = field(init=False, repr=False)
 
@@ -119,9 +94,7 @@ class Agent:
                 yield event
             end = reply.finished(self.provider.name, self.model)
             usage += end.usage
-            if self.mode == "native" and self.recover_leaks and (leaked := self._leaked(reply)):
-                yield LeakedCallsRecovered(tuple(leaked))
-            truncated = is_truncated(reply)
+            truncated = is_truncated(reply.end, reply.tool_uses, reply.problems)
             runnable = self._output_calls.mark(
                 [use for use in reply.tool_uses if not (truncated and may_be_cut(use))],
                 self.messages,
@@ -146,7 +119,8 @@ class Agent:
         """One response, streamed into ``reply``; a response that never finished still
         leaves an assistant message, so user and assistant turns keep alternating."""
         try:
-            async for event in self._stream_turn(reply):
+            async for event in self.provider.stream(self._request()):
+                reply.add(event)
                 yield event
             reply.finished(self.provider.name, self.model)
         except BaseException:
@@ -171,26 +145,6 @@ class Agent:
             if note:
                 results.append(TextPart(note))
             self.messages.append(Message("tool" if calls else "user", tuple(results)))
-
-    async def _stream_turn(self, reply: Reply) -> AsyncIterator[EngineEvent]:
-        try:
-            async for event in self.provider.stream(self._request()):
-                reply.add(event)
-                yield event
-        except ToolsUnsupportedError as refusal:
-            if self.mode == "rescue" or reply.end is not None or reply.text_chunks:
-                raise
-            self.provider, self.mode = RescueProvider(self.provider), "rescue"
-            yield ModeSwitched("rescue", str(refusal))
-            async for retried in self._stream_turn(reply):
-                yield retried
-
-    def _leaked(self, reply: Reply) -> list[ToolUse]:
-        if reply.tool_uses:
-            return []
-        leaked = recover_leaked_calls(reply.text, self.toolset.specs)
-        reply.tool_uses.extend(leaked)
-        return leaked
 
     def _request(self) -> ChatRequest:
         return ChatRequest(

@@ -9,15 +9,8 @@ import json
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from nehanda.engine.loop import (
-    EngineEvent,
-    LeakedCallsRecovered,
-    ModeSwitched,
-    RunFinished,
-    ToolExecuted,
-    ToolStarted,
-)
-from nehanda.events import Notice, ReasoningDelta, TextDelta
+from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, ToolStarted
+from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice, ReasoningDelta, TextDelta
 from nehanda.ui.summary import describe_notice
 
 

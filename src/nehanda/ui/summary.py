@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from nehanda.engine.loop import EngineEvent, LeakedCallsRecovered, ModeSwitched
-from nehanda.events import Notice
+from nehanda.engine.loop import EngineEvent
+from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolResult, ToolUse
 

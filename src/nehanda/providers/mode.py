@@ -7,11 +7,11 @@ active when any rule holds; otherwise the provider's native tool calling is used
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from nehanda.config.profiles import profile_for
+from nehanda.types import Origin
 
-Mode = Literal["native", "rescue"]
+Mode = Origin  # the mode a call came through is its origin
 
 
 @dataclass(frozen=True)

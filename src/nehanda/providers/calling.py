@@ -1,0 +1,132 @@
+"""``ToolCalling``: a provider with the tool-calling policy on top, the one holder of the mode.
+
+The adapters speak wire protocols and decide nothing; this wrapper decides how tools
+are called and keeps a response honest about its calls. It is shared by everything
+that streams a conversation (the engine now, ``nehanda serve`` later):
+
+- the mode, native or rescue: chosen at the start (``choose_mode``, the specification's
+  four rules) and switched by ``mode`` alone; in rescue mode requests go through
+  ``RescueProvider``;
+- the fallback: a native request the provider refuses (``ToolsUnsupportedError``)
+  before any answer arrived is asked again in rescue mode, after ``ModeSwitched``;
+- leak recovery: in native mode, complete calls the server passed on as prose become
+  calls (``ToolUseEnd`` events, then ``LeakedCallsRecovered``) before ``MessageEnd``;
+- truncation: ``is_truncated`` says whether a response stopped for length inside a call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+from nehanda.config.settings import ProviderConfig
+from nehanda.errors import ToolsUnsupportedError
+from nehanda.events import (
+    LeakedCallsRecovered,
+    MessageEnd,
+    ModeSwitched,
+    StreamEvent,
+    TextDelta,
+    ToolCallProblem,
+    ToolUseEnd,
+)
+from nehanda.providers.base import Capabilities, ChatRequest, Provider
+from nehanda.providers.leaks import recover_leaked_calls
+from nehanda.providers.mode import Mode, ModeDecision, decide_mode
+from nehanda.providers.rescue import RescueProvider
+from nehanda.providers.tool_support import ToolSupportCache
+from nehanda.types import ToolUse
+
+
+def choose_mode(
+    config: ProviderConfig,
+    found: Capabilities,
+    support: ToolSupportCache,
+    override: Mode | None = None,
+) -> ModeDecision:
+    """The mode a conversation starts in: ``override`` (the REPL's ``/mode``) wins, then
+    the settings, what the provider found out about the model and remembered refusals."""
+    return decide_mode(
+        config.type,
+        force_manual_tools=config.force_manual_tools or override == "rescue",
+        native_tools=True if override == "native" else found.native_tools,
+        tools_refused=support.refused(config) and override != "native",
+    )
+
+
+class ToolCalling:
+    """``inner`` with the mode, the refusal fallback and leak recovery applied."""
+
+    def __init__(self, inner: Provider, mode: Mode = "native", *, recover_leaks: bool = True):
+        self.inner = inner
+        self.mode: Mode = mode
+        self.recover_leaks = recover_leaks
+        self._rescue = RescueProvider(inner)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def type(self) -> str:
+        return self.inner.type
+
+    async def capabilities(self, model: str) -> Capabilities:
+        return await self.inner.capabilities(model)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        answered = False
+        try:
+            async for event in self._in_mode(request):
+                answered = answered or isinstance(event, TextDelta | MessageEnd)
+                yield event
+        except ToolsUnsupportedError as refusal:
+            if self.mode == "rescue" or answered:
+                raise
+            self.mode = "rescue"
+            yield ModeSwitched("rescue", str(refusal))
+            async for event in self.stream(request):
+                yield event
+
+    async def _in_mode(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        if self.mode == "rescue":
+            async for event in self._rescue.stream(request):
+                yield event
+            return
+        text: list[str] = []
+        called = False
+        async for event in self.inner.stream(request):
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+            called = called or isinstance(event, ToolUseEnd)
+            if isinstance(event, MessageEnd) and self.recover_leaks and not called:
+                for leaked in _leaked("".join(text), request):
+                    yield leaked
+            yield event
+
+
+def _leaked(text: str, request: ChatRequest) -> list[StreamEvent]:
+    calls = recover_leaked_calls(text, request.tools)
+    if not calls:
+        return []
+    events: list[StreamEvent] = [ToolUseEnd(index, use) for index, use in enumerate(calls)]
+    return [*events, LeakedCallsRecovered(tuple(calls))]
+
+
+def is_truncated(
+    end: MessageEnd | None, calls: Sequence[ToolUse], problems: Sequence[ToolCallProblem]
+) -> bool:
+    """Whether a response stopped for length with a call cut short or left unclosed."""
+    if end is None or end.stop_reason != "max_tokens":
+        return False
+    return any(may_be_cut(use) for use in calls) or any(
+        problem.kind == "truncated" for problem in problems
+    )
+
+
+def may_be_cut(use: ToolUse) -> bool:
+    """A call the length limit may have cut: its rescue block never closed, or its native
+    arguments are not readable JSON (the limit stops them mid-value)."""
+    return use.unclosed or use.input_error is not None
