@@ -15,15 +15,27 @@ NehandaError
 ```
 
 Callers catch broadly (``ProviderError``) and recover narrowly
-(``ToolsUnsupportedError`` switches the turn to rescue mode).
+(``ToolsUnsupportedError`` switches the turn to rescue mode). ``with_hint`` is the one
+way to add what to do next to an error's message.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from nehanda.types import ToolUse
+
+E = TypeVar("E", bound=BaseException)
+
+
+def with_hint(error: E, hint: str) -> E:
+    """A copy of ``error``, of its class and with its fields, whose message ends with
+    ``hint``; raise it ``from error``."""
+    hinted = type(error).__new__(type(error))
+    hinted.__dict__.update(vars(error))
+    hinted.args = (f"{error}{hint}",)
+    return hinted
 
 
 class NehandaError(Exception):

@@ -36,7 +36,7 @@ from nehanda.engine.transcript import (
     secret_values,
     sessions_dir,
 )
-from nehanda.errors import ConfigError, NehandaError
+from nehanda.errors import ConfigError, NehandaError, with_hint
 from nehanda.events import ModeSwitched
 from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
@@ -137,7 +137,7 @@ async def open_session(options: SessionOptions) -> ChatSession:
     except NehandaError as exc:
         if trust_note and any(key.startswith("providers.") for key in settings.untrusted_ignored):
             # The address or key the user meant may be the one that was ignored.
-            exc.args = (f"{exc}\n{trust_note}",)
+            raise with_hint(exc, f"\n{trust_note}") from exc
         raise
     support = ToolSupportCache()
     decision = choose_mode(config, capabilities, support, options.mode_override)

@@ -50,10 +50,10 @@ def decode(
     start = 0
     for size in [*(pieces or []), len(body)]:
         for event in decoder.feed(body[start : start + size]):
-            events += state.handle_sse(event)
+            events += state.handle(event)
         start += size
     for event in decoder.flush():
-        events += state.handle_sse(event)
+        events += state.handle(event)
     return events + (state.finish() if finish else [])
 
 

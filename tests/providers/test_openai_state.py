@@ -156,13 +156,13 @@ def test_other_choices_and_empty_finish_reason_are_ignored() -> None:
 )
 def test_errors_reported_in_the_stream(event: SSEEvent) -> None:
     with pytest.raises(StreamProtocolError, match="overloaded") as caught:
-        OpenAIStreamState(provider="p", model="m").handle_sse(event)
+        OpenAIStreamState(provider="p", model="m").handle(event)
     assert (caught.value.provider, caught.value.model) == ("p", "m")
 
 
 def test_chunk_that_is_json_but_not_an_object() -> None:
     with pytest.raises(StreamProtocolError, match="not a JSON object"):
-        OpenAIStreamState().handle_sse(SSEEvent("[1, 2]"))
+        OpenAIStreamState().handle(SSEEvent("[1, 2]"))
 
 
 def test_both_reasoning_fields_in_one_delta_are_not_doubled() -> None:

@@ -13,12 +13,11 @@ results go back as ``tool_result`` blocks in the next user message.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from nehanda.config.profiles import CLAUDE_FAMILIES, family_for, omit_tool_choice, profile_for
-from nehanda.errors import AuthenticationError, RateLimitError, StreamProtocolError
+from nehanda.errors import AuthenticationError, RateLimitError, StreamProtocolError, with_hint
 from nehanda.events import (
     MessageEnd,
     ReasoningDelta,
@@ -34,6 +33,7 @@ from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.providers.http import HTTPProvider, open_stream
 from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.sse import SSEDecoder, SSEEvent
+from nehanda.providers.streaming import stream_events
 from nehanda.types import (
     JsonObject,
     Message,
@@ -82,7 +82,7 @@ class AnthropicStreamState:
         self._output_tokens = 0
         self._stop_reason: str | None = None
 
-    def handle_sse(self, event: SSEEvent) -> list[StreamEvent]:
+    def handle(self, event: SSEEvent) -> list[StreamEvent]:
         if self.done or not event.data.strip():
             return []
         try:
@@ -288,43 +288,25 @@ class AnthropicProvider(HTTPProvider):
             max_tokens=family_for(model, CLAUDE_FAMILIES).max_tokens,
             send_tool_choice=not omit_tool_choice(self._config.type),
         )
-        state = AnthropicStreamState(provider=self.name, model=model)
-        decoder = SSEDecoder()
         target = Target(self._config.base_url + "/v1/messages", self.name, model)
-        with self._naming_the_key():
-            async with open_stream(
-                self._client,
-                target,
-                payload,
-                headers=self._headers(),
-                timeout=self._timeout,
-                retry=self._retry,
-            ) as body:
-                async for data in body:
-                    for event in decoder.feed(data):
-                        for out in state.handle_sse(event):
-                            yield out
-        for event in decoder.flush():
-            for out in state.handle_sse(event):
-                yield out
-        for out in state.finish():
-            yield out
-
-    @contextmanager
-    def _naming_the_key(self) -> Iterator[None]:
-        """A refusal of no key at all says which variable to set."""
+        opened = open_stream(
+            self._client,
+            target,
+            payload,
+            headers=self._headers(),
+            timeout=self._timeout,
+            retry=self._retry,
+        )
+        state = AnthropicStreamState(provider=self.name, model=model)
         try:
-            yield
+            async for event in stream_events(opened, SSEDecoder(), state):
+                yield event
         except AuthenticationError as exc:
             if self._api_key:
                 raise
-            raise AuthenticationError(
-                f"{exc} (set {self._config.api_key_env or 'ANTHROPIC_API_KEY'})",
-                status=exc.status,
-                body=exc.body,
-                provider=exc.provider,
-                model=exc.model,
-            ) from exc
+            # A refusal of no key at all says which variable to set.
+            variable = self._config.api_key_env or "ANTHROPIC_API_KEY"
+            raise with_hint(exc, f" (set {variable})") from exc
 
     def _headers(self) -> dict[str, str]:
         headers = {

@@ -42,6 +42,7 @@ from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.ollama_show import OllamaModelInfo, explained
 from nehanda.providers.openai_compat import tool_to_openai
 from nehanda.providers.sse import NDJSONDecoder
+from nehanda.providers.streaming import stream_events
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.types import JsonObject, Message, ToolUse, Usage, new_call_id
 
@@ -210,41 +211,36 @@ class OllamaProvider(HTTPProvider):
         model = request.model or self._config.model or ""
         num_ctx = context_window(await self.capabilities(model), self._cap)
         payload = build_payload(request, model, num_ctx)
+        target = Target(self._config.base_url + "/api/chat", self.name, model)
+        opened = open_stream(
+            self._client,
+            target,
+            payload,
+            headers=self._headers,
+            timeout=self._timeout,
+            retry=self._retry,
+        )
         state = OllamaStreamState(provider=self.name, model=model)
         decoder = NDJSONDecoder(provider=self.name, model=model)
-        target = Target(self._config.base_url + "/api/chat", self.name, model)
         with explained(model, self._config.base_url):
-            async with open_stream(
-                self._client,
-                target,
-                payload,
-                headers=self._headers,
-                timeout=self._timeout,
-                retry=self._retry,
-            ) as body:
-                if notice := self._context_notice(model, payload, num_ctx):
-                    yield notice
-                async for data in body:
-                    for line in decoder.feed(data):
-                        for event in state.handle(line):
-                            yield event
-        for line in decoder.flush():
-            for event in state.handle(line):
+            async for event in stream_events(
+                opened, decoder, state, lambda: self._context_notice(model, payload, num_ctx)
+            ):
                 yield event
-        for event in state.finish():
-            yield event
 
     def _context_notice(
         self, model: str, payload: Mapping[str, Any], num_ctx: int | None
-    ) -> Notice | None:
+    ) -> list[StreamEvent]:
         """Said once per model: Ollama gives no sign when it cuts a prompt."""
         tokens = estimated_tokens(payload)
         if num_ctx is None or tokens <= num_ctx or model in self._warned:
-            return None
+            return []
         self._warned.add(model)
-        return Notice(
-            f"the prompt is about {tokens} tokens but {self.name} was asked for a "
-            f"{num_ctx}-token context (num_ctx) for {model}; Ollama will drop the start of "
-            "the conversation. Raise context_cap in the provider's settings if the model "
-            "and memory allow, or start a new session"
-        )
+        return [
+            Notice(
+                f"the prompt is about {tokens} tokens but {self.name} was asked for a "
+                f"{num_ctx}-token context (num_ctx) for {model}; Ollama will drop the start "
+                "of the conversation. Raise context_cap in the provider's settings if the "
+                "model and memory allow, or start a new session"
+            )
+        ]

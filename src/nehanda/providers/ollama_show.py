@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from nehanda.config.settings import ProviderConfig
-from nehanda.errors import ProviderConnectionError, ProviderStatusError
+from nehanda.errors import ProviderConnectionError, ProviderStatusError, with_hint
 from nehanda.providers.base import Capabilities
 from nehanda.providers.http import RetryPolicy, request_json
 from nehanda.providers.http_errors import Target, redact_url
@@ -64,21 +64,14 @@ def explained(model: str, base_url: str) -> Iterator[None]:
     except ProviderStatusError as exc:
         if exc.status != 404:
             raise
-        raise ProviderStatusError(
-            f"{exc}. Download the model with: ollama pull {model}",
-            status=exc.status,
-            body=exc.body,
-            provider=exc.provider,
-            model=exc.model,
-        ) from exc
+        raise with_hint(exc, f". Download the model with: ollama pull {model}") from exc
     except ProviderConnectionError as exc:
         if type(exc) is not ProviderConnectionError:
             raise
-        raise ProviderConnectionError(
-            f"{exc}; nehanda looked for Ollama at {redact_url(base_url)}: start it with "
+        raise with_hint(
+            exc,
+            f"; nehanda looked for Ollama at {redact_url(base_url)}: start it with "
             "`ollama serve`, or point OLLAMA_HOST (or --base-url) at the server",
-            provider=exc.provider,
-            model=exc.model,
         ) from exc
 
 

@@ -41,6 +41,7 @@ from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.providers.http import HTTPProvider, open_stream
 from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.sse import SSEDecoder, SSEEvent
+from nehanda.providers.streaming import stream_events
 from nehanda.providers.think_split import ThinkSplitter
 from nehanda.types import (
     JsonObject,
@@ -86,7 +87,7 @@ class OpenAIStreamState:
         self._last_raw_index = 0
         self._think = ThinkSplitter()
 
-    def handle_sse(self, event: SSEEvent) -> list[StreamEvent]:
+    def handle(self, event: SSEEvent) -> list[StreamEvent]:
         """One SSE event: ``[DONE]``, a JSON chunk, or an error the server reports."""
         data = event.data.strip()
         if not data or self.done:
@@ -302,25 +303,13 @@ class OpenAICompatProvider(HTTPProvider):
         headers = {"Accept": "text/event-stream"}
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        state = OpenAIStreamState(provider=self.name, model=model)
-        decoder = SSEDecoder()
         target = Target(url, self.name, model)
         payload = build_payload(
             request, model, send_tool_choice=not omit_tool_choice(self._config.type)
         )
-        async with open_stream(
+        opened = open_stream(
             self._client, target, payload, headers=headers, timeout=self._timeout, retry=self._retry
-        ) as body:
-            # Read to the end even after [DONE], as OpenAI's own SDK does, so that the
-            # connection goes back to the pool instead of being closed.
-            async for data in body:
-                if state.done:
-                    continue
-                for event in decoder.feed(data):
-                    for out in state.handle_sse(event):
-                        yield out
-        for event in decoder.flush():
-            for out in state.handle_sse(event):
-                yield out
-        for out in state.finish():
-            yield out
+        )
+        state = OpenAIStreamState(provider=self.name, model=model)
+        async for event in stream_events(opened, SSEDecoder(), state):
+            yield event
