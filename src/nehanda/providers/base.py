@@ -49,3 +49,25 @@ class Provider(Protocol):
     def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]: ...
 
     async def aclose(self) -> None: ...
+
+
+class Wrapper:
+    """The base of a provider wrapping another: name, type, capabilities and closing are
+    the inner provider's; a subclass changes ``stream``."""
+
+    def __init__(self, inner: Provider) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def type(self) -> str:
+        return self.inner.type
+
+    async def capabilities(self, model: str) -> Capabilities:
+        return await self.inner.capabilities(model)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()

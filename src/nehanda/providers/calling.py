@@ -29,7 +29,7 @@ from nehanda.events import (
     ToolCallProblem,
     ToolUseEnd,
 )
-from nehanda.providers.base import Capabilities, ChatRequest, Provider
+from nehanda.providers.base import Capabilities, ChatRequest, Provider, Wrapper
 from nehanda.providers.leaks import recover_leaked_calls
 from nehanda.providers.mode import Mode, ModeDecision, decide_mode
 from nehanda.providers.rescue import RescueProvider
@@ -53,28 +53,14 @@ def choose_mode(
     )
 
 
-class ToolCalling:
+class ToolCalling(Wrapper):
     """``inner`` with the mode, the refusal fallback and leak recovery applied."""
 
     def __init__(self, inner: Provider, mode: Mode = "native", *, recover_leaks: bool = True):
-        self.inner = inner
+        super().__init__(inner)
         self.mode: Mode = mode
         self.recover_leaks = recover_leaks
         self._rescue = RescueProvider(inner)
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def type(self) -> str:
-        return self.inner.type
-
-    async def capabilities(self, model: str) -> Capabilities:
-        return await self.inner.capabilities(model)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         answered = False

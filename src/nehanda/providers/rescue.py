@@ -21,7 +21,7 @@ from nehanda.events import (
     ToolCallProblem,
     ToolUseEnd,
 )
-from nehanda.providers.base import Capabilities, ChatRequest, Provider
+from nehanda.providers.base import ChatRequest, Wrapper
 from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
 from nehanda.toolcalls.prompt import (
     is_example_echo,
@@ -33,24 +33,7 @@ from nehanda.toolcalls.prompt import (
 from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse
 
 
-class RescueProvider:
-    def __init__(self, inner: Provider) -> None:
-        self.inner = inner
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def type(self) -> str:
-        return self.inner.type
-
-    async def capabilities(self, model: str) -> Capabilities:
-        return await self.inner.capabilities(model)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
+class RescueProvider(Wrapper):
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         state = RescueStreamState(request.tools)
         async for event in self.inner.stream(rescue_request(request)):
