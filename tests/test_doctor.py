@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from cli_process import nehanda
+from nehanda.cli.doctor import Diagnosis, run_doctor
 from nehanda.config.settings import Flags, user_settings_path
-from nehanda.doctor import Diagnosis, run_doctor
 from scripted_server import Reply, ScriptedServer, fixture_body
 
 NDJSON = "application/x-ndjson"

@@ -266,7 +266,7 @@ def test_allowing_adds_rules_for_the_session(ws: Path) -> None:
 def test_the_cli_offers_exactly_the_modes() -> None:
     import click
 
-    from nehanda.cli import cli
+    from nehanda.cli.main import cli
 
     option = next(param for param in cli.params if param.name == "permission_mode")
     assert isinstance(option.type, click.Choice)

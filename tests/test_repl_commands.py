@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nehanda.repl_commands import (
+from nehanda.cli.repl_commands import (
     COMMANDS,
     Command,
     Invalid,

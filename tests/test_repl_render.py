@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
+from nehanda.cli.repl_commands import help_sections
 from nehanda.engine.loop import (
     EngineEvent,
     RunFinished,
@@ -24,7 +25,6 @@ from nehanda.engine.loop import (
 )
 from nehanda.events import MessageEnd, ModeSwitched, ReasoningDelta, TextDelta
 from nehanda.permissions.decision import PermissionRules
-from nehanda.repl_commands import help_sections
 from nehanda.tools.registry import builtin_specs
 from nehanda.types import ToolResult, ToolUse, Usage
 from nehanda.ui.live import LiveRenderer, make_console

@@ -1,5 +1,5 @@
 """Lets ``python -m nehanda`` behave exactly like the ``nehanda`` command."""
 
-from nehanda.cli import main
+from nehanda.cli.main import main
 
 main()

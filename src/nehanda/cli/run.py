@@ -10,9 +10,9 @@ import asyncio
 import sys
 from dataclasses import dataclass
 
+from nehanda.cli.session import ChatSession, SessionOptions, open_session
 from nehanda.engine.loop import RunFinished
 from nehanda.errors import NehandaError
-from nehanda.session import ChatSession, SessionOptions, open_session
 from nehanda.ui.json_output import JsonOutput, RunDescription
 from nehanda.ui.terminal import TerminalOutput
 

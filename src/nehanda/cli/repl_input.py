@@ -30,8 +30,8 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import create_output
 from prompt_toolkit.output.vt100 import Vt100_Output
 
+from nehanda.cli.repl_commands import command_words
 from nehanda.fs import state_dir
-from nehanda.repl_commands import command_words
 
 PROMPT = "> "
 CONTINUATION = ". "

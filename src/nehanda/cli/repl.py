@@ -5,7 +5,7 @@ SIGINT cancels: Ctrl-C stops the running turn, stream and tool alike (the Bash t
 kills its process group when cancelled), the interruption is logged, and the prompt
 comes back. At the prompt, prompt_toolkit reads Ctrl-C as a key; twice on an empty
 line, or Ctrl-D, leaves. An error in a turn is shown on one line and the REPL goes on.
-prompt_toolkit and rich are imported here, never by ``cli``, so that ``--help`` stays
+prompt_toolkit and rich are imported here, never by ``cli.main``, so that ``--help`` stays
 quick.
 """
 
@@ -19,6 +19,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from nehanda import __version__
+from nehanda.cli.repl_commands import Command, Invalid, help_sections, parse
+from nehanda.cli.repl_input import Interrupted, Reader, make_reader
+from nehanda.cli.session import (
+    ChatSession,
+    SessionOptions,
+    find_session,
+    open_session,
+    reopen_session,
+)
+from nehanda.cli.session_list import describe_sessions
 from nehanda.config.settings import Flags, load_settings, project_settings_path
 from nehanda.config.trust import trust_folder
 from nehanda.engine.transcript import Session
@@ -27,16 +37,6 @@ from nehanda.events import MessageEnd
 from nehanda.permissions.approver import Answer, Approver
 from nehanda.permissions.decision import Ask
 from nehanda.providers.mode import Mode
-from nehanda.repl_commands import Command, Invalid, help_sections, parse
-from nehanda.repl_input import Interrupted, Reader, make_reader
-from nehanda.session import (
-    ChatSession,
-    SessionOptions,
-    find_session,
-    open_session,
-    reopen_session,
-)
-from nehanda.session_list import describe_sessions
 from nehanda.types import ToolUse, Usage
 from nehanda.ui.approval import read_key
 from nehanda.ui.live import LiveRenderer, make_console

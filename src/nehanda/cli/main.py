@@ -1,4 +1,4 @@
-"""The ``nehanda`` command: parses flags and hands over to the app; nothing more.
+"""The ``nehanda`` command: parses flags and hands over to ``run`` or the REPL; nothing more.
 
 Heavy modules are imported inside the commands so that ``nehanda --help`` is instant.
 Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
@@ -18,7 +18,7 @@ from nehanda.config.permission_modes import MODES, Mode
 from nehanda.errors import ConfigError, NehandaError
 
 if TYPE_CHECKING:
-    from nehanda.session import SessionOptions
+    from nehanda.cli.session import SessionOptions
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -103,7 +103,7 @@ def chat(**options: Any) -> int:
 )
 def run(prompt: str | None, output_format: str, **options: Any) -> int:
     """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin)."""
-    from nehanda.app import RunOptions, report_failure, run_once
+    from nehanda.cli.run import RunOptions, report_failure, run_once
 
     text = _read_prompt(prompt)
     try:
@@ -117,14 +117,14 @@ def run(prompt: str | None, output_format: str, **options: Any) -> int:
 @click.option("--all", "everywhere", is_flag=True, help="List sessions of every folder.")
 def sessions(everywhere: bool) -> int:
     """List saved sessions (newest first): id, folder, start, turns, first prompt."""
-    from nehanda.session_list import describe_sessions
+    from nehanda.cli.session_list import describe_sessions
 
     click.echo(describe_sessions(None if everywhere else Path.cwd().resolve()))
     return 0
 
 
 def _chat(options: dict[str, Any]) -> int:
-    from nehanda.repl import run_repl
+    from nehanda.cli.repl import run_repl
 
     try:
         session = _session_options(options)
@@ -136,9 +136,9 @@ def _chat(options: dict[str, Any]) -> int:
 
 def _session_options(options: dict[str, Any]) -> SessionOptions:
     """The parsed flags as session options; ``NehandaError`` when a session to resume is missing."""
+    from nehanda.cli.session import SessionOptions, find_session
     from nehanda.config.settings import Flags
     from nehanda.engine.transcript import latest_session
-    from nehanda.session import SessionOptions, find_session
 
     if options["yes"] and options["permission_mode"] not in (None, "yolo"):
         raise click.UsageError(
@@ -171,8 +171,8 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
 @cli.command()
 def providers() -> int:
     """List the configured providers (never their keys)."""
+    from nehanda.cli.doctor import describe_providers
     from nehanda.config.settings import load_settings
-    from nehanda.doctor import describe_providers
     from nehanda.permissions.decision import PermissionRules
 
     try:
@@ -193,8 +193,8 @@ def doctor(provider: str | None, model: str | None, base_url: str | None) -> int
     """Check that a provider works: server, model, tools, mode, context."""
     import asyncio
 
+    from nehanda.cli.doctor import run_doctor
     from nehanda.config.settings import Flags
-    from nehanda.doctor import run_doctor
 
     flags = Flags(provider=provider, model=model, base_url=base_url)
     diagnosis = asyncio.run(run_doctor(Path.cwd().resolve(), flags))
