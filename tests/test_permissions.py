@@ -34,10 +34,11 @@ def kind(decision: Decision) -> str:
     return type(decision).__name__
 
 
-READ = ("Read", {"file_path": "src/a.py"})
-WRITE = ("Write", {"file_path": "src/a.py", "content": "x"})
-EDIT = ("Edit", {"file_path": "src/a.py", "old_string": "a", "new_string": "b"})
-BASH = ("Bash", {"command": "ls"})
+Call = tuple[str, dict[str, Any]]
+READ: Call = ("Read", {"file_path": "src/a.py"})
+WRITE: Call = ("Write", {"file_path": "src/a.py", "content": "x"})
+EDIT: Call = ("Edit", {"file_path": "src/a.py", "old_string": "a", "new_string": "b"})
+BASH: Call = ("Bash", {"command": "ls"})
 
 
 @pytest.mark.parametrize(
@@ -56,7 +57,7 @@ def test_modes(ws: Path, mode: Mode, expected: list[str]) -> None:
 
 @pytest.mark.parametrize("name", ["LS", "Glob", "Grep"])
 def test_every_read_only_tool_runs_inside_and_asks_outside(ws: Path, name: str) -> None:
-    extra = {"pattern": "*"} if name != "LS" else {}
+    extra: dict[str, Any] = {"pattern": "*"} if name != "LS" else {}
     assert isinstance(judge(ws, name, path="src", **extra), Allow)
     assert isinstance(judge(ws, name, path="..", **extra), Ask)
 
@@ -73,7 +74,8 @@ def test_every_read_only_tool_runs_inside_and_asks_outside(ws: Path, name: str) 
     ],
 )
 def test_paths_that_leave_the_workspace_ask_even_in_accept_edits(ws: Path, raw: str) -> None:
-    for name, mode in (("Read", "default"), ("Write", "accept-edits")):
+    cases: tuple[tuple[str, Mode], ...] = (("Read", "default"), ("Write", "accept-edits"))
+    for name, mode in cases:
         decision = judge(ws, name, mode, file_path=raw, content="")
         assert isinstance(decision, Ask), decision
         resolved = Path(os.path.realpath(ws / Path(raw).expanduser()))

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -40,7 +41,7 @@ READ = ToolUse("call_1", "Read", {"file_path": "README.md"})
 
 
 def render(
-    events: Iterable[EngineEvent], width: int = 80, workspace: Path = Path(), **console: bool
+    events: Iterable[EngineEvent], width: int = 80, workspace: Path = Path(), **console: Any
 ) -> str:
     out = io.StringIO()
     renderer = LiveRenderer(Console(file=out, width=width, **console), workspace)
@@ -119,11 +120,12 @@ def test_narrow_terminals_wrap_within_the_width_and_keep_the_outcome() -> None:
 def test_reasoning_collapses_to_one_line_and_reasoning_shows_it_whole() -> None:
     words = ["the", "user", "asks", "for", "two", "plus", "two"]
     thoughts = [ReasoningDelta(word + " ") for word in words]
-    later = [ReasoningDelta("check \x1b[2J the sum"), TextDelta("Checked.")]
+    later: list[EngineEvent] = [ReasoningDelta("check \x1b[2J the sum"), TextDelta("Checked.")]
     out = io.StringIO()
     renderer = LiveRenderer(Console(file=out, width=80), Path())
     with renderer.turn("qwen"):
-        for event in [TurnStarted(1), *thoughts, *answer("It is 4.")[1:-1], *later]:
+        events: list[EngineEvent] = [TurnStarted(1), *thoughts, *answer("It is 4.")[1:-1], *later]
+        for event in events:
             renderer.handle(event)
     lines = [line for line in out.getvalue().splitlines() if line.strip()]
     assert lines[0].startswith("thought for ")
@@ -160,7 +162,10 @@ def test_an_edit_shows_its_diff_unless_the_approval_prompt_did(tmp_path: Path) -
     assert "--- a/app.py" in lines and "-y = 2" in lines and "+y = 3" in lines
     renderer.asked.add("call_5")
     again = replace(edit, id="call_5")
-    events = [ToolStarted(again), ToolExecuted(again, ToolResult("call_5", "Edited"), 0.001)]
+    events: list[EngineEvent] = [
+        ToolStarted(again),
+        ToolExecuted(again, ToolResult("call_5", "Edited"), 0.001),
+    ]
     assert "+y = 3" not in render(events, workspace=tmp_path)
 
 

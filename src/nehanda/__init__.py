@@ -21,7 +21,9 @@ from nehanda.errors import (
     ToolsUnsupportedError,
 )
 from nehanda.events import (
+    LeakedCallsRecovered,
     MessageEnd,
+    ModeSwitched,
     Notice,
     ReasoningDelta,
     StreamEvent,
@@ -32,10 +34,12 @@ from nehanda.events import (
     ToolUseStart,
 )
 from nehanda.types import (
+    CheckedCall,
     Message,
     ReasoningPart,
     TextPart,
     ToolResult,
+    Toolset,
     ToolSpec,
     ToolUse,
     Usage,
@@ -45,10 +49,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AuthenticationError",
+    "CheckedCall",
     "ConfigError",
     "ContextTooLongError",
+    "LeakedCallsRecovered",
     "Message",
     "MessageEnd",
+    "ModeSwitched",
     "NehandaError",
     "Notice",
     "PermissionDenied",
@@ -73,6 +80,7 @@ __all__ = [
     "ToolUseEnd",
     "ToolUseStart",
     "ToolsUnsupportedError",
+    "Toolset",
     "Usage",
     "__version__",
 ]

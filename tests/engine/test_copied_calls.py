@@ -126,9 +126,9 @@ def test_json_calls_never_raises(text: str) -> None:
     assert all(name in NAMES for name, _ in json_calls(text, NAMES))
 
 
-@pytest.mark.parametrize(
-    "unit", ['{"name": "Bash", "a": [', '{"tool": "', '{"name": "Bash"} ', "{ if (a) ", "{}"]
-)
+# Coarse guards, the worst shapes only: objects left open are scanned to the end of the
+# text. bench/copied_calls.py measures these and the other shapes.
+@pytest.mark.parametrize("unit", ['{"name": "Bash", "a": [', '{"tool": "'])
 def test_json_calls_stays_linear_on_many_openers(unit: str) -> None:
     """A quadratic would take about 64 times as long for 8 times the text."""
 

@@ -53,7 +53,8 @@ class Harness:
     def config(self, provider_type: str, **entry: Any) -> ProviderConfig:
         """A provider entry of ``provider_type`` aimed at the server, with the type's defaults."""
         entry.setdefault("base_url", self.server.root_url)
-        settings = Settings(providers={"test": ProviderEntry(type=provider_type, **entry)})
+        entry_ = ProviderEntry.model_validate({"type": provider_type, **entry})
+        settings = Settings(providers={"test": entry_})
         return resolve_named_provider(settings, "test", environ={})
 
     def run(self, request: ChatRequest, provider: Provider | None = None) -> Outcome:

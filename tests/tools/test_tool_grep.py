@@ -262,5 +262,10 @@ def test_python_search_equals_a_naive_line_by_line_search(
     expected = [(n, line) for n, line in expected if re.search(pattern, line)]
     found: list[tuple[int, str]] = []
     query = grep_search.GrepQuery(scratch, path, pattern)
-    grep_search.search_python(query, lambda rel, n, line: found.append((n, line)) is None)
+
+    def add(rel: str, number: int, line: str) -> bool:
+        found.append((number, line))
+        return True
+
+    grep_search.search_python(query, add)
     assert found == expected

@@ -1,1 +1,1 @@
-"""The engine: the turn loop, the native-or-rescue decision, the transcript."""
+"""The engine: the turn loop over a provider and a ``Toolset``, its guards, the session log."""

@@ -1,1 +1,2 @@
-"""Provider adapters: one module per wire API, all streaming the same events."""
+"""Providers: one adapter per wire API, all streaming the same events, and the
+tool-calling policy over them (``calling``: native or rescue, fallback, leaks)."""

@@ -1,0 +1,56 @@
+"""The package's shape: its public surface, and which layers an import loads."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+import nehanda
+
+# Each import, in a fresh interpreter, and the packages it must not load.
+LAYERS = {
+    "nehanda.providers.openai_compat": ("tools", "permissions", "ui", "engine", "cli"),
+    "nehanda.providers.ollama": ("tools", "permissions", "ui", "engine", "cli"),
+    "nehanda.providers.anthropic": ("tools", "permissions", "ui", "engine", "cli"),
+    "nehanda.providers.rescue": ("tools", "permissions", "ui", "engine", "cli"),
+    "nehanda.providers.calling": ("tools", "permissions", "ui", "engine", "cli"),
+    "nehanda.config.settings": ("providers", "tools", "permissions", "ui", "engine", "cli"),
+    "nehanda.tools.registry": ("permissions", "ui", "engine", "cli"),
+    "nehanda.permissions.gate": ("ui", "engine", "cli"),
+    "nehanda.engine.loop": ("tools", "permissions", "ui", "cli"),
+    "nehanda": ("toolcalls", "config", "providers", "tools", "permissions", "engine", "ui"),
+}
+
+
+def loaded_by(module: str) -> list[str]:
+    script = f"import json, sys, {module}; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    return [name for name in json.loads(out) if name.startswith("nehanda")]
+
+
+@pytest.mark.parametrize(("module", "above"), list(LAYERS.items()))
+def test_an_import_loads_no_layer_above_it(module: str, above: tuple[str, ...]) -> None:
+    loaded = loaded_by(module)
+    assert module in loaded
+    higher = [name for name in loaded if name.split(".")[1:2] and name.split(".")[1] in above]
+    assert higher == []
+
+
+def test_every_name_in_all_imports() -> None:
+    for name in nehanda.__all__:
+        assert getattr(nehanda, name) is not None, name
+
+
+def test_all_lists_every_public_name_of_the_package_root() -> None:
+    public = {
+        name
+        for name, value in vars(nehanda).items()
+        if not name.startswith("_") and not isinstance(value, ModuleType)
+    }
+    assert public | {"__version__"} == set(nehanda.__all__)
