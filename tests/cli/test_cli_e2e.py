@@ -20,9 +20,8 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from cli_process import nehanda
-from scripted_server import ScriptedServer
+from scripted_server import STREAMS, ScriptedServer
 
-STREAMS = Path(__file__).parent / "fixtures" / "streams"
 README = "# widget\n\nInstall it with `pip install widget`.\n"
 
 

@@ -15,8 +15,7 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 from cli_process import nehanda
-
-STREAMS = Path(__file__).parent / "fixtures" / "streams"
+from scripted_server import STREAMS
 
 
 def script_bash_then_answer(server: HTTPServer) -> None:
