@@ -17,8 +17,8 @@ that streams a conversation (the engine now, ``nehanda serve`` later):
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING
 
-from nehanda.config.settings import ProviderConfig
 from nehanda.errors import ToolsUnsupportedError
 from nehanda.events import (
     LeakedCallsRecovered,
@@ -33,8 +33,12 @@ from nehanda.providers.base import Capabilities, ChatRequest, Provider, Wrapper
 from nehanda.providers.leaks import recover_leaked_calls
 from nehanda.providers.mode import Mode, ModeDecision, decide_mode
 from nehanda.providers.rescue import RescueProvider
-from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.types import ToolUse
+
+if TYPE_CHECKING:
+    # Only choose_mode's callers need these, and settings bring pydantic with them.
+    from nehanda.config.settings import ProviderConfig
+    from nehanda.providers.tool_support import ToolSupportCache
 
 
 def choose_mode(
