@@ -1,6 +1,6 @@
 """What ``/tools`` and ``/permissions`` show: the rules in force, in words. Pure.
 
-Each tool's verdict is what ``permissions.decide`` answers for a typical call under
+Each tool's verdict is what ``permissions.decision.decide`` answers for a typical call under
 the rules in force right now (answers of "always" included): a file inside the
 workspace and one outside it, or a command that no rule names. A rule for one
 particular path or command can still change the verdict for that call; the rules
