@@ -13,22 +13,25 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from nehanda.toolcalls.dialects import FULL, HERMES, TOOL_CALL, prose_triggers
+from nehanda.toolcalls.dialects import HERMES, TOOL_CALL
+from nehanda.toolcalls.family import START_WINDOW
 from nehanda.toolcalls.jsonvalue import DECODER
+from nehanda.toolcalls.prelude import WEAK_GATE
+from nehanda.toolcalls.registry import FULL, LINE_STARTS, grammar
 from nehanda.toolcalls.shapes import calls_in
 from nehanda.types import ToolUse, new_call_id
 
 _CLOSERS = {TOOL_CALL.opener: TOOL_CALL.closers[0], HERMES.opener: HERMES.closers[0]}
 _SPACE = re.compile(r"\s*")
-_LEADING_VALUE = re.compile(r"\s*[\[{]")
-_FIND = prose_triggers(FULL)[0].find
+_LEADING_VALUE = re.compile(r"\s*(?:\{|\[\s*[{\]\"\d-]|\[\s*\Z)")
+_FIND = grammar(FULL).plain.find
+_STARTS = grammar(FULL).starts
 _DECODE = DECODER.raw_decode
 
 
 def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str] | None:
     """The calls and visible text of a plain output, or None when it needs the scanner."""
-    first = text[:1]
-    if first in ("{", "[") or (first.isspace() and _LEADING_VALUE.match(text)):
+    if _LEADING_VALUE.match(text) or _starts_a_form(text):
         return None
     m = _FIND.search(text)
     if m is None:
@@ -38,7 +41,13 @@ def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str]
     pos = 0
     while m is not None:
         start = m.start()
-        closer = _CLOSERS.get(m.group())
+        word = m.group()
+        if word in LINE_STARTS:
+            if _line_value(text, start):
+                return None
+            m = _FIND.search(text, start + 1)
+            continue
+        closer = _CLOSERS.get(word)
         if closer is None or (start and text[start - 1] == "`"):
             return None
         value_at = _SPACE.match(text, m.end()).end()  # type: ignore[union-attr]
@@ -56,6 +65,19 @@ def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str]
         m = _FIND.search(text, pos)
     parts.append(text[pos:])
     return calls, "".join(parts)
+
+
+def _starts_a_form(text: str) -> bool:
+    at = _SPACE.match(text).end()  # type: ignore[union-attr]
+    return any(form.pattern.match(text, at, at + START_WINDOW) for form in _STARTS)
+
+
+def _line_value(text: str, at: int) -> bool:
+    """Whether a JSON value may start the line at ``at`` (the scanner then decides)."""
+    j = at
+    while j > 0 and text[j - 1] in " \t":
+        j -= 1
+    return (j == 0 or text[j - 1] == "\n") and WEAK_GATE.match(text, at) is not None
 
 
 def _add_calls(value: Any, known: Collection[str], calls: list[ToolUse]) -> bool:

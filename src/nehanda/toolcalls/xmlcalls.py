@@ -148,7 +148,7 @@ class XmlReader:
             problem = messages.duplicate_key(self.name, self.duplicate)
             return Found(self.name, {}, ("duplicate_key", problem), index=self.index)
         schema = schemas.get(self.name)
-        args = {k: typed(_unwrap(v), _property(schema, k)) for k, v in self.params.items()}
+        args = {k: typed(unframe(v), schema_property(schema, k)) for k, v in self.params.items()}
         junk = "".join(self.junk).strip()
         if junk and not args:
             # Arguments written as JSON in the function body, not as parameters.
@@ -173,7 +173,7 @@ def _stops(closers: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("[" + re.escape("".join(sorted({"<", *(c[0] for c in closers)}))) + "]")
 
 
-def _unwrap(value: str) -> str:
+def unframe(value: str) -> str:
     # The chat template writes each value on its own line; those two newlines are markup.
     if value.startswith("\n"):
         value = value[1:]
@@ -182,7 +182,7 @@ def _unwrap(value: str) -> str:
     return value
 
 
-def _property(schema: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
+def schema_property(schema: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     prop = props.get(name) if isinstance(props, Mapping) else None
     return prop if isinstance(prop, Mapping) else {}
