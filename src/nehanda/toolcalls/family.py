@@ -80,12 +80,15 @@ class StartForm:
     ``START_WINDOW`` characters; the body is the rest of the output, from the match's
     start, decoded at the end. ``firsts``: the characters the form may begin with;
     only a message beginning with one of them waits for the window to fill.
+    ``refuse``, as for a section: matching there, it rules the form out at once, so
+    that a message's first words are not held back.
     """
 
     key: str
     pattern: re.Pattern[str]
     decode: Decoder
     firsts: str
+    refuse: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)

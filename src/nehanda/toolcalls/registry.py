@@ -11,38 +11,81 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from nehanda.toolcalls.dialects import (
-    DEEPSEEK,
-    FENCE_MARK,
-    HERMES,
-    LLAMA,
-    MISTRAL,
-    QWEN_XML,
-    REASONING_PAIRS,
-    TOOL_CALL,
-    WRAPPERS,
-    Dialect,
+from nehanda.toolcalls.dialects import FENCE_MARK, Dialect
+from nehanda.toolcalls.families import (
+    apertus,
+    cohere,
+    deepseek,
+    ernie,
+    functionary,
+    functions,
+    gemma,
+    glm,
+    granite,
+    harmony,
+    hermes,
+    internlm,
+    jamba,
+    kimi,
+    llama,
+    minimax,
+    mistral,
+    phi,
+    pythonic,
+    qwen,
+    seed,
+    step3,
+    think,
+    tool_call,
+    xlam,
 )
 from nehanda.toolcalls.family import Decoder, Family, Section, StartForm
 from nehanda.toolcalls.triggers import TriggerSet, trigger_set
 
-CLASSIC = Family(
-    "classic",
-    "nehanda's own [TOOL_CALL] and the 2024 formats",
-    dialects=(TOOL_CALL, MISTRAL, HERMES, LLAMA, DEEPSEEK, QWEN_XML),
-    reasoning=REASONING_PAIRS,
-    markup=WRAPPERS,
+# Order matters where two families share an opener: the earlier one's JSON block wins,
+# and sections are tried in this order (before any JSON block with that opener).
+FAMILIES: tuple[Family, ...] = (
+    tool_call.FAMILY,
+    mistral.FAMILY,
+    think.FAMILY,
+    qwen.FAMILY,
+    granite.FAMILY,
+    phi.FAMILY,
+    cohere.FAMILY,
+    xlam.FAMILY,
+    jamba.FAMILY,
+    internlm.FAMILY,
+    hermes.FAMILY,
+    apertus.FAMILY,
+    ernie.FAMILY,
+    tool_call.FAMILY,
+    llama.FAMILY,
+    *pythonic.FAMILIES,
+    gemma.FAMILY,
+    harmony.FAMILY,
+    kimi.FAMILY,
+    deepseek.FAMILY,
+    step3.FAMILY,
+    glm.FAMILY,
+    minimax.FAMILY,
+    seed.FAMILY,
+    functions.FAMILY,
+    functionary.FAMILY,
 )
-
-FAMILIES: tuple[Family, ...] = (CLASSIC,)
 
 # Single characters that start a JSON value alone on its line.
 LINE_STARTS = ("{", "[")
+# A backtick opens inline code, whose content is a mention (see the scanner).
+TICK = "`"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Profile:
-    """Which formats one parser recognises: everything, or one of the spec's parsers."""
+    """Which formats one parser recognises: everything, or one of the spec's parsers.
+
+    Compared by identity: profiles are module constants, and ``grammar`` is cached
+    by profile without hashing every family in it.
+    """
 
     families: tuple[Family, ...]
     only_openers: frozenset[str] | None
@@ -53,7 +96,7 @@ class Profile:
 
 FULL = Profile(FAMILIES, None, fences=True, bare=True, reasoning=True)
 SPEC_XML = Profile(
-    FAMILIES, frozenset({TOOL_CALL.opener}), fences=False, bare=False, reasoning=False
+    FAMILIES, frozenset({tool_call.TOOL_CALL.opener}), fences=False, bare=False, reasoning=False
 )
 SPEC_MANUAL = Profile(FAMILIES, frozenset(), fences=True, bare=False, reasoning=False)
 
@@ -102,6 +145,8 @@ def grammar(profile: Profile) -> Grammar:
     words = set(blocks) | set(sections) | markup | openers | closers
     if profile.fences:
         words.add(FENCE_MARK)
+    if profile.bare:
+        words.add(TICK)
     if profile.bare:
         words.update(LINE_STARTS)
     in_fence = {FENCE_MARK}

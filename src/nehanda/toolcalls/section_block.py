@@ -157,19 +157,19 @@ def pick_section(
 def pick_start(
     forms: tuple[StartForm, ...], buf: str, pos: int, final: bool
 ) -> StartForm | Literal[True] | None:
-    """The message-start form at ``pos``: None if none, True while undecided."""
+    """The message-start form at ``pos``: None if none, True while undecided (see above)."""
     limit = min(len(buf), pos + START_WINDOW)
+    full = final or len(buf) - pos >= START_WINDOW
+    first = buf[pos : pos + 1]
+    undecided = False
     for form in forms:
         if form.pattern.match(buf, pos, limit):
-            return form
-    if not final and len(buf) - pos < START_WINDOW and buf[pos : pos + 1] in _firsts(forms):
-        return True
-    return None
-
-
-@functools.cache
-def _firsts(forms: tuple[StartForm, ...]) -> frozenset[str]:
-    return frozenset(c for form in forms for c in form.firsts)
+            return True if undecided else form
+        if full or first not in form.firsts:
+            continue
+        if form.refuse is None or not form.refuse.match(buf, pos, limit):
+            undecided = True
+    return True if undecided else None
 
 
 @functools.cache

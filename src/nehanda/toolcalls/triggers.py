@@ -11,14 +11,40 @@ complete a word there.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 START_CHARS = "[<`{=>"
+# One-character words that only start a line's JSON value.
+LINE_WORDS = "{["
+
+
+# A one-character word in LINE_WORDS starts a line's JSON value: only at the start of
+# a line, after at most a few blanks, is it worth a look (the scanner then checks the
+# line; a chunk's start counts as a line start here).
+def _line_start(char: str) -> str:
+    """After ``char``: a look back that it starts a line, after at most eight blanks."""
+    esc = re.escape(char)
+    edges = (f"(?<={edge}[ \\t]{{{k}}}{esc})" for edge in ("^", "\n") for k in range(9))
+    return "(?:" + "|".join(edges) + ")"
+# After this many misses in a row the text is dense with start characters (code):
+# the regex then searches on at C speed.
+_MISSES = 4
 
 
 def _alternation(words: frozenset[str]) -> str:
-    # Longest first, so that "[TOOL_CALLS]" is never read as "[TOOL_CALL]" + "S]".
-    return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
+    """One branch per start character, so that the engine skips any other character.
+
+    Longest first within a branch, so that "[TOOL_CALLS]" is never read as
+    "[TOOL_CALL]" + "S]".
+    """
+    branches = []
+    for first in sorted({w[0] for w in words}):
+        group = sorted((w for w in words if w[0] == first), key=lambda w: (-len(w), w))
+        rests = [re.escape(w[1:]) for w in group if len(w) > 1]
+        if len(group) > len(rests):  # the character alone is a word
+            rests.append(_line_start(first) if first in LINE_WORDS else "")
+        branches.append(re.escape(first) + "(?:" + "|".join(rests) + ")")
+    return "|".join(branches)
 
 
 @dataclass(frozen=True)
@@ -31,10 +57,6 @@ class TriggerSet:
     prefixes: frozenset[str]
     longest: int
     chars: str
-    find: _Finder = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "find", _Finder(self))
 
     def held(self, buf: str, lo: int) -> int:
         """Where the start of a word the next chunk may finish begins (``len(buf)``: none)."""
@@ -52,21 +74,34 @@ class TriggerSet:
         return len(buf) - i < self.longest and buf[i:] in self.prefixes
 
 
-class _Finder:
-    """``search(buf, pos)``: the first word at or after ``pos``, like ``re.search``."""
+class Finder:
+    """``search(buf, pos)``: the first word at or after ``pos``, like ``re.search``.
 
-    __slots__ = ("_at", "_chars")
+    It remembers, for the text it last searched, where each start character next
+    occurs, so that walking one text from left to right finds each character once.
+    One finder serves one reader at a time (a scanner owns its own).
+    """
+
+    __slots__ = ("_buf", "_from", "_next", "triggers")
 
     def __init__(self, triggers: TriggerSet) -> None:
-        self._at = triggers.at
-        self._chars = triggers.chars
+        self.triggers = triggers
+        self._buf: str | None = None
+        self._from = 0
+        self._next: dict[str, int] = {}
 
     def search(self, buf: str, pos: int = 0) -> re.Match[str] | None:
-        at = self._at
+        at = self.triggers.at
         find = buf.find
-        nxt = {c: find(c, pos) for c in self._chars}
-        while True:
-            live = [i for i in nxt.values() if i >= 0]
+        if buf is not self._buf or pos < self._from:
+            self._buf, self._from = buf, pos
+            self._next = dict.fromkeys(self.triggers.chars, -2)
+        nxt = self._next
+        for c, i in nxt.items():
+            if -1 < i < pos or i == -2:
+                nxt[c] = find(c, pos)
+        for _ in range(_MISSES):
+            live = [i for i in nxt.values() if i >= pos]
             if not live:
                 return None
             i = min(live)
@@ -75,6 +110,8 @@ class _Finder:
                 return m
             c = buf[i]
             nxt[c] = find(c, i + 1)
+        self._buf = None
+        return at.search(buf, i + 1)
 
 
 def trigger_set(words: frozenset[str] | set[str]) -> TriggerSet:
