@@ -60,7 +60,8 @@ class Section:
     at once that the opener is a mention (so prose is not held back while the
     window fills); it must never match where ``head`` would. ``closers`` empty: the
     body runs to the end of the output. ``protect``: (start, end) pairs inside which
-    a closer is content.
+    a closer is content; ``json_strings``: so is a JSON string (escapes understood),
+    for bodies that hold JSON after a header without quotes.
     """
 
     key: str
@@ -70,6 +71,7 @@ class Section:
     head: re.Pattern[str] | None = None
     refuse: re.Pattern[str] | None = None
     protect: tuple[tuple[str, str], ...] = ()
+    json_strings: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,17 @@ class StartForm:
     decode: Decoder
     firsts: str
     refuse: re.Pattern[str] | None = None
+
+
+def refuse_unless_led_by(*leads: str) -> re.Pattern[str]:
+    """A ``refuse`` pattern for forms that begin with one of ``leads``, written out.
+
+    It matches (ruling the form out) as soon as the text is neither one of the leads
+    nor a start of one cut by the end of what has arrived.
+    """
+    options = [re.escape(lead) for lead in leads]
+    options += [re.escape(lead[:k]) + r"\Z" for lead in leads for k in range(1, len(lead))]
+    return re.compile("(?!" + "|".join(options) + ")")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """A whole-body block: a ``Section`` or a message-start form, read to its end, then decoded.
 
 The scanner has already checked the section's ``head`` (see ``pick_section``). The
-block collects the body up to the first closer outside a protected span, holding back only a
-possible partial marker at a chunk's end, and hands the finished ``Body`` to the
+block collects the body up to the first closer outside a protected span (or a JSON string, for a
+section that says so), holding back only a possible partial marker at a chunk's end, and hands the finished ``Body`` to the
 family's decoder once. Work is linear in the body: each character is searched once.
 """
 
@@ -17,6 +17,7 @@ from nehanda.toolcalls.family import START_WINDOW, Body, Section, StartForm
 from nehanda.toolcalls.shapes import Found
 
 RUNNING, DONE, REJECTED = 0, 1, 2
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.S)
 HEAD_WINDOW = 256
 
 
@@ -43,12 +44,21 @@ class SectionBlock:
         self.leftover = ""
         self._body: list[str] = []
         self._protect_end: str | None = None
+        self._in_string = False
         self._marks = _marks(section)
 
     def step(self, buf: str, pos: int, final: bool) -> int:
         """Consume what can be decided from ``buf[pos:]``; returns the new position."""
         n = len(buf)
         while pos < n:
+            if self._in_string:
+                end = _STRING_BODY.match(buf, pos).end()  # type: ignore[union-attr]
+                if end >= n or buf[end] == "\\":  # the string or an escape goes on
+                    return self._keep(buf, pos, end, final)
+                self._take(buf, pos, end + 1)
+                self._in_string = False
+                pos = end + 1
+                continue
             if self._protect_end is not None:
                 at = buf.find(self._protect_end, pos)
                 if at < 0:
@@ -62,6 +72,11 @@ class SectionBlock:
             if m is None:
                 return self._keep(buf, pos, self._marks.safe(buf, pos), final)
             mark = m.group()
+            if mark == '"':
+                self._take(buf, pos, m.end())
+                self._in_string = True
+                pos = m.end()
+                continue
             protect_end = self._marks.protect.get(mark)
             if protect_end is not None:
                 self._take(buf, pos, m.end())
@@ -107,7 +122,8 @@ class _Marks:
 
     def __init__(self, section: Section) -> None:
         self.protect = dict(section.protect)
-        words = sorted({*section.closers, *self.protect}, key=lambda w: (-len(w), w))
+        quote = ('"',) if section.json_strings else ()
+        words = sorted({*section.closers, *self.protect, *quote}, key=lambda w: (-len(w), w))
         self.pattern = re.compile("|".join(map(re.escape, words)) if words else r"(?!)")
         self.longest = max((len(w) for w in words), default=1)
         self.firsts = {w[0] for w in words}

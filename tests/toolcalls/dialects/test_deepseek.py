@@ -225,11 +225,11 @@ def test_names_match_exactly() -> None:
     check(f"{FC}\n{invoke('read', ('file_path', 'a', 'true'))}\n{FC_END}", [], ["unknown_tool"])
 
 
-def test_a_closer_inside_a_json_string_never_runs_a_cut_call() -> None:
+def test_a_closer_inside_a_json_string_is_content() -> None:
     text = (
         '<|tool_call_begin|>Bash<|tool_sep|>{"command": "echo <|tool_call_end|>"}<|tool_call_end|>'
     )
-    check(text, [], ["invalid_json"])
+    check(text, [("Bash", {"command": "echo <|tool_call_end|>"})])
 
 
 def test_duplicate_key_is_a_problem() -> None:

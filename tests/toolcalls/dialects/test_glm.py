@@ -6,7 +6,8 @@ between tags), vllm/tool_parsers/glm47_moe_tool_parser.py and
 tests/tool_parsers/test_glm47_moe_tool_parser.py (4.7: inline, zero-argument calls, a
 literal backslash-n between key and value), sgl-project/sglang
 python/sglang/srt/function_call/glm47_moe_detector.py, ggml-org/llama.cpp
-models/templates/GLM-4.6.jinja (the template: strings raw, other values as JSON).
+models/templates/GLM-4.6.jinja (the template: strings raw, other values as JSON) and
+common/chat.cpp common_chat_parse_glm_4_5 (the same tags, <think> reasoning).
 """
 
 from __future__ import annotations

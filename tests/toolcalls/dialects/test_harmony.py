@@ -196,10 +196,9 @@ def test_names_match_exactly() -> None:
     check(f"<|channel|>commentary to=functions.read<|message|>{R}", [], ["unknown_tool"])
 
 
-def test_a_closer_inside_a_json_string_never_runs_a_cut_call() -> None:
-    # The body ends at the first closer; completing the cut string would run a call
-    # with different arguments, so the call is dropped and the model asked again.
-    check(f'{CALL}{{"file_path": "a<|end|>b"}}<|call|>', [], ["invalid_json"])
+def test_a_closer_inside_a_json_string_is_content() -> None:
+    # The body's JSON strings are read as strings: a closer there does not end it.
+    check(f'{CALL}{{"file_path": "a<|end|>b"}}<|call|>', [("Read", {"file_path": "a<|end|>b"})])
 
 
 def test_no_space_before_constrain() -> None:

@@ -154,9 +154,10 @@ def test_names_match_exactly() -> None:
     check(f"{BEGIN}{call('functions.read:0', R)}{END}", [], ["unknown_tool"])
 
 
-def test_a_closer_inside_a_json_string_never_runs_a_cut_call() -> None:
+def test_a_closer_inside_a_json_string_is_content() -> None:
     args = '{"command": "echo <|tool_call_end|> done"}'
-    check(f"{BEGIN}{call('functions.Bash:0', args)}{END}", [], ["invalid_json"])
+    expected = [("Bash", {"command": "echo <|tool_call_end|> done"})]
+    check(f"{BEGIN}{call('functions.Bash:0', args)}{END}", expected)
 
 
 def test_duplicate_key_is_a_problem() -> None:

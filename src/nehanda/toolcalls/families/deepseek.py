@@ -348,6 +348,7 @@ ASCII_CALL = Section(
     ("<|tool▁call▁end|>", "<|tool_call_end|>", "<|tool▁calls▁end|>", "<|tool_calls_end|>"),
     decode_call_body,
     head=_ASCII_HEAD,
+    json_strings=True,
 )
 # V3's fullwidth call, read by the streaming JSON block (a closer inside an argument
 # string stays content there): ``name<｜tool▁sep｜>{...}`` or V3's

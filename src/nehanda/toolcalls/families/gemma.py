@@ -26,7 +26,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from nehanda.toolcalls import pythonic
-from nehanda.toolcalls.family import Body, Family, Section, StartForm
+from nehanda.toolcalls.family import Body, Family, Section, StartForm, refuse_unless_led_by
 from nehanda.toolcalls.jsonvalue import Failure, decode
 from nehanda.toolcalls.rawargs import truncated
 from nehanda.toolcalls.shapes import Found, calls_in, checked, failure_found
@@ -335,7 +335,9 @@ FAMILY = Family(
             protect=((FUNCTIONGEMMA_QUOTE, FUNCTIONGEMMA_QUOTE),),
         ),
     ),
-    starts=(StartForm("gemma4_bare", BARE_CALL, decode_gemma4_bare, "c"),),
+    starts=(
+        StartForm("gemma4_bare", BARE_CALL, decode_gemma4_bare, "c", refuse_unless_led_by("call:")),
+    ),
     fences=(("tool_code", decode_tool_code),),
     reasoning=(("<|channel>", "<channel|>"),),
     markup=("<turn|>", "<tool_call|>", "<|tool_response>", "<start_function_response>"),

@@ -8,8 +8,9 @@ and ``tests/tool_parsers/test_glm4_moe_tool_parser.py``); GLM-4.7 writes it all 
 one line, and a call without arguments is ``<tool_call>NAME</tool_call>`` (vLLM
 ``vllm/tool_parsers/glm47_moe_tool_parser.py``, ``tests/tool_parsers/
 test_glm47_moe_tool_parser.py``; sglang ``python/sglang/srt/function_call/
-glm47_moe_detector.py``). Between a key and its value 4.7 sometimes prints a literal
-backslash-n, which both servers skip. Reasoning is ``<think>...</think>``.
+glm47_moe_detector.py``; llama.cpp ``common/chat.cpp`` ``common_chat_parse_glm_4_5``,
+whose XML form has the same tags and ``<think>`` reasoning). Between a key and its
+value 4.7 sometimes prints a literal backslash-n, which both servers skip.
 
 Values are raw text, typed by the tool's schema (``rawargs.raw_call``): the template
 writes strings as they are and anything else as JSON. vLLM keeps string values
@@ -107,7 +108,7 @@ FAMILY = Family(
     source="vllm-project/vllm vllm/tool_parsers/glm4_moe_tool_parser.py, "
     "vllm/tool_parsers/glm47_moe_tool_parser.py; sgl-project/sglang "
     "python/sglang/srt/function_call/glm47_moe_detector.py; ggml-org/llama.cpp "
-    "models/templates/GLM-4.6.jinja",
+    "models/templates/GLM-4.6.jinja, common/chat.cpp (common_chat_parse_glm_4_5)",
     sections=(GLM,),
     # GLM ends a turn of calls with this stop token; a server that leaks it leaks markup.
     markup=("<|observation|>",),

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from nehanda.toolcalls.families.deepseek import json_call
-from nehanda.toolcalls.family import Body, Family, Section, StartForm
+from nehanda.toolcalls.family import Body, Family, Section, StartForm, refuse_unless_led_by
 from nehanda.toolcalls.jsonvalue import CLOSED, ValueScanner
 from nehanda.toolcalls.rawargs import truncated
 from nehanda.toolcalls.shapes import Found
@@ -232,6 +232,7 @@ CHANNEL_CALL = Section(
     decode_channel,
     head=_CHANNEL_HEAD,
     refuse=_CHANNEL_REFUSE,
+    json_strings=True,
 )
 # Longer than the markup "<|start|>assistant", so the scanner sees this one first.
 START_RECIPIENT = Section(
@@ -240,6 +241,7 @@ START_RECIPIENT = Section(
     _CLOSERS,
     decode_start_recipient,
     head=_RECIPIENT_HEAD,
+    json_strings=True,
 )
 START_STRIPPED = Section(
     "harmony_stripped_channel",
@@ -247,6 +249,7 @@ START_STRIPPED = Section(
     _CLOSERS,
     decode_start_stripped,
     head=_STRIPPED_HEAD,
+    json_strings=True,
 )
 
 
@@ -369,7 +372,11 @@ def decode_leading_recipient(body: Body) -> list[Found] | None:
 
 
 LEADING_RECIPIENT = StartForm(
-    "harmony_leading_recipient", re.compile(r"to=[^\s<>]{1,200}"), decode_leading_recipient, "t"
+    "harmony_leading_recipient",
+    re.compile(r"to=[^\s<>]{1,200}"),
+    decode_leading_recipient,
+    "t",
+    refuse_unless_led_by("to="),
 )
 # A stripped output starts with a bare channel glued to its text ("analysisWe need")
 # or with "assistant" + channel; "analysis of the heap" is prose.
@@ -381,6 +388,7 @@ STRIPPED = StartForm(
     ),
     decode_stripped,
     "ac",
+    refuse_unless_led_by("assistant", "analysis", "commentary"),
 )
 
 REASONING = (

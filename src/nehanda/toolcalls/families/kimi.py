@@ -106,6 +106,7 @@ ASCII_CALL = Section(
     ),
     decode_call,
     head=_HEAD,
+    json_strings=True,
 )
 
 MARKUP = (

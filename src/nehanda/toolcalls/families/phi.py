@@ -22,7 +22,7 @@ from typing import Any
 from nehanda.toolcalls.arrays import read_array
 from nehanda.toolcalls.dialects import Dialect
 from nehanda.toolcalls.families.granite import GRANITE
-from nehanda.toolcalls.family import Body, Family, StartForm
+from nehanda.toolcalls.family import Body, Family, StartForm, refuse_unless_led_by
 from nehanda.toolcalls.jsonvalue import Failure, sniff_name
 from nehanda.toolcalls.shapes import Found, calls_in, failure_found
 
@@ -62,5 +62,7 @@ FAMILY = Family(
     source="vllm-project/vllm vllm/tool_parsers/phi4mini_tool_parser.py, "
     "examples/tool_chat_template_phi4_mini.jinja",
     dialects=(GRANITE, PHI_TOOL_CALLS),
-    starts=(StartForm("phi_functools", START, decode_functools, "f"),),
+    starts=(
+        StartForm("phi_functools", START, decode_functools, "f", refuse_unless_led_by("functools")),
+    ),
 )

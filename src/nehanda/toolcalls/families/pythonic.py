@@ -29,6 +29,8 @@ _NAME = r"[^\W\d][\w.\-]{0,255}"
 HEAD = re.compile(rf"\s*(?:\[\s*)?{_NAME}\s*\(")
 # A message that is a bare list of calls begins "[NAME(": "[Note] ..." never matches.
 BARE_LIST = re.compile(rf"\[\s*{_NAME}\s*\(")
+# Anything but a name and "(" after the bracket ("[Note]", "[1, 2]") rules it out at once.
+NOT_A_LIST = re.compile(rf"\[\s*(?:[^\w\s]|\d|{_NAME}\s*[^\w.\-\s(])")
 # LFM2's block may also hold llama.cpp's JSON list.
 LFM2_HEAD = re.compile(rf"\s*(?:\[\s*)?(?:{_NAME}\s*\(|\{{)")
 
@@ -65,7 +67,7 @@ LLAMA4 = Family(
     sections=(
         Section("llama4_python", "<|python_start|>", ("<|python_end|>",), decode_block, HEAD),
     ),
-    starts=(StartForm("pythonic_list", BARE_LIST, decode_bare_list, "["),),
+    starts=(StartForm("pythonic_list", BARE_LIST, decode_bare_list, "[", NOT_A_LIST),),
     markup=("<|python_end|>",),
 )
 
