@@ -30,7 +30,7 @@ BODY_PIECES = [
     "<function=Read><parameter=file_path>a</parameter></function>",
     'Read(file_path="a")',
     '[Read(file_path="a")]',
-    "call:Read{file_path:<|\"|>a<|\"|>}",
+    'call:Read{file_path:<|"|>a<|"|>}',
     "to=functions.Read",
     "commentary",
     "analysis",
@@ -48,7 +48,9 @@ soups = st.lists(pieces, min_size=1, max_size=10).map("".join)
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(soups, st.data())
-def test_any_split_of_any_dialect_soup_parses_like_the_whole(text: str, data: st.DataObject) -> None:
+def test_any_split_of_any_dialect_soup_parses_like_the_whole(
+    text: str, data: st.DataObject
+) -> None:
     cuts = data.draw(st.lists(st.integers(0, len(text)), max_size=12))
     whole = parse_tool_calls(text, KNOWN, SCHEMAS)
     assert summary(collect(feed_in_pieces(text, cuts, KNOWN, SCHEMAS))) == summary(whole)

@@ -319,13 +319,37 @@ class Block:
             return self._reject(new)
         if status == XML_DONE:
             self.found.append(self.xml.found(self.host.known, self.host.schemas))
+            spill = self.xml.spill
             self.xml = None
             self.phase = _AFTER
+            if spill:
+                return self._spill(spill, new)
         elif final and new == pos:
             self.raw.append(buf[new:])
             self._done([self.xml.truncated()])
             return len(buf)
         return new
+
+    def _spill(self, spill: str, pos: int) -> int:
+        """The output ended after a forgotten ``</parameter>``: the element ended early.
+
+        What followed it was read as part of the value; the block ends at its closer
+        (if next) and the rest goes back to the prose as ``leftover``.
+        """
+        if not self.host.may_cut():
+            self._done()  # once per output, or the re-reading could add up (see _run)
+            return pos
+        raw = "".join(self.raw)
+        self.raw = [raw[: len(raw) - len(spill)]]
+        at = _WS.match(spill).end()  # type: ignore[union-attr]
+        closer = next((c for c in self.dialect.closers if spill.startswith(c, at)), None)
+        if closer is not None:
+            self.raw.append(spill[: at + len(closer)])
+            self.closed = True
+            spill = spill[at + len(closer) :]
+        self._done()
+        self.leftover = spill
+        return pos
 
     # -- after a value -------------------------------------------------------
 

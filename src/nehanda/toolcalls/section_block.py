@@ -1,9 +1,10 @@
 """A whole-body block: a ``Section`` or a message-start form, read to its end, then decoded.
 
 The scanner has already checked the section's ``head`` (see ``pick_section``). The
-block collects the body up to the first closer outside a protected span (or a JSON string, for a
-section that says so), holding back only a possible partial marker at a chunk's end, and hands the finished ``Body`` to the
-family's decoder once. Work is linear in the body: each character is searched once.
+block collects the body up to the first closer outside a protected span (or a JSON
+string, for a section that says so), holding back only a possible partial marker at
+a chunk's end, and hands the finished ``Body`` to the family's decoder once. Work is
+linear in the body: each character is searched once.
 """
 
 from __future__ import annotations

@@ -26,6 +26,8 @@ def _line_start(char: str) -> str:
     esc = re.escape(char)
     edges = (f"(?<={edge}[ \\t]{{{k}}}{esc})" for edge in ("^", "\n") for k in range(9))
     return "(?:" + "|".join(edges) + ")"
+
+
 # After this many misses in a row the text is dense with start characters (code):
 # the regex then searches on at C speed.
 _MISSES = 4

@@ -190,17 +190,13 @@ QWEN_DOC = (
     + DOC
     + "\n</parameter>\n<parameter=file_path>\ndoc.md\n</parameter>\n</function>"
 )
-NEEDS_XMLCALLS = pytest.mark.xfail(
-    strict=True,
-    reason="xmlcalls.XmlReader ends a value at '<parameter=' (see the functions.py report)",
-)
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        pytest.param(QWEN_DOC_WRAPPED, marks=NEEDS_XMLCALLS, id="in <tool_call>"),
-        pytest.param(QWEN_DOC, marks=NEEDS_XMLCALLS, id="unwrapped"),
+        pytest.param(QWEN_DOC_WRAPPED, id="in <tool_call>"),
+        pytest.param(QWEN_DOC, id="unwrapped"),
     ],
 )
 def test_qwen_value_mentioning_a_parameter_tag_stays_text(text: str) -> None:
@@ -271,11 +267,11 @@ def test_decode_function_json_cut_inside_a_string_is_not_repaired() -> None:
     assert found_calls(found) == [("Read", READ)]
 
 
-def test_function_tags_closer_inside_a_json_string_runs_nothing() -> None:
-    text = '<function=Write>{"content": "a</function>b", "file_path": "f"}</function>'
-    for result in outcomes(text):
-        assert calls_of(result) == []
-        assert kinds(result) == ["invalid_json"]
+def test_function_tags_closer_inside_a_json_string_is_content() -> None:
+    text = '<function=Write>{"content": "a</function>\\"b", "file_path": "f"}</function>'
+    check(text, [("Write", {"content": 'a</function>"b', "file_path": "f"})])
+    text = '<function name="Write">{"content": "</function>", "file_path": "f"}</function>'
+    check(text, [("Write", {"content": "</function>", "file_path": "f"})])
 
 
 def test_read_elements_in_a_wrapper() -> None:

@@ -4,7 +4,8 @@ Sources: vllm-project/vllm vllm/tool_parsers/minimax_m2_tool_parser.py and
 tests/tool_parsers/test_minimax_m2_tool_parser.py, sgl-project/sglang
 python/sglang/srt/function_call/minimax_m2.py (its EBNF: a newline after each tag),
 ggml-org/llama.cpp models/templates/unsloth-MiniMax-M2.jinja (the template: one block,
-one invoke per call, strings raw and other values as JSON, ``<think>`` reasoning).
+one invoke per call, strings raw and other values as JSON, ``<think>`` reasoning) and
+common/chat.cpp common_chat_parse_minimax_m2 (the same tags).
 """
 
 from __future__ import annotations

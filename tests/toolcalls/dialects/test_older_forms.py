@@ -132,10 +132,7 @@ def test_older_form(label: str, text: str, expected: Calls, visible: str) -> Non
 
 # -- forms that need a scanner or shapes change (see the reasons) -------------
 
-_UNWRAP = (
-    "shapes.calls_in should first unwrap {'tool_calls': [...]} "
-    "(shapes.unwrap_tool_calls)"
-)
+_UNWRAP = "shapes.calls_in should first unwrap {'tool_calls': [...]} (shapes.unwrap_tool_calls)"
 _MARKUP_AFTER = (
     "blocks: BARE/LINE reject a value followed by anything but whitespace; markup "
     "tokens such as <|eot_id|> should count as whitespace there"

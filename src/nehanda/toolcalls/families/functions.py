@@ -19,9 +19,10 @@ format) is content. Only when no closing tag follows at all did the model forget
 it; then the value ends at the next parameter or ``</function>``. Values are typed
 by the tool's schema (``rawargs.raw_call``).
 
-The unwrapped ``<function=`` opener is also ``dialects.QWEN_XML``'s: ``FUNCTION_EQ``
+The unwrapped ``<function=`` opener is also ``qwen.QWEN_XML``'s: ``FUNCTION_EQ``
 claims it only when a JSON object follows the name, which that reader rejects;
-parameters stay with the streaming reader (``xmlcalls.XmlReader``).
+parameters stay with the streaming reader (``xmlcalls.XmlReader``). In a JSON body a
+``</function>`` inside a string is content (``json_strings``).
 """
 
 from __future__ import annotations
@@ -285,6 +286,7 @@ FUNCTION_EQ = Section(
     decode_function_eq,
     head=EQ_HEAD,
     refuse=EQ_REFUSE,
+    json_strings=True,
 )
 FUNCTION_NAMED = Section(
     "function_named",
@@ -294,6 +296,8 @@ FUNCTION_NAMED = Section(
     head=NAMED_HEAD,
     refuse=NAMED_REFUSE,
     protect=(("<parameter", "</parameter>"), ("<param ", "</param>")),
+    # The name's quotes pair up; parameter values are protected spans.
+    json_strings=True,
 )
 
 FAMILY = Family(

@@ -358,6 +358,8 @@ def decode_leading_recipient(body: Body) -> list[Found] | None:
     start: the generation prompt ended with ``<|start|>assistant``."""
     at = body.text.find(MESSAGE, 0, HEADER_MAX)
     if at < 0:
+        if not _STRIPPED_CALL_START.match(body.text):
+            return None  # "to=functions.Read is how ..." names the format in prose
         return decode_stripped(
             Body("commentary " + body.text, body.closed, body.known, body.schemas)
         )
@@ -370,6 +372,8 @@ def decode_leading_recipient(body: Body) -> list[Found] | None:
     # The body runs to the end of the output: no terminator means the call may be cut.
     return [call_body(header.name, args, end is not None, body.known)]
 
+
+_STRIPPED_CALL_START = re.compile(r"to=[^\s<>{]{1,200}?\s*(?:json)?\s*\{")
 
 LEADING_RECIPIENT = StartForm(
     "harmony_leading_recipient",

@@ -11,7 +11,8 @@ One block holds one or more calls::
 (the chat template, llama.cpp ``models/templates/unsloth-MiniMax-M2.jinja``; vLLM
 ``vllm/tool_parsers/minimax_m2_tool_parser.py`` and
 ``tests/tool_parsers/test_minimax_m2_tool_parser.py``; sglang
-``python/sglang/srt/function_call/minimax_m2.py``). Names are quoted with ``"`` or
+``python/sglang/srt/function_call/minimax_m2.py``; llama.cpp ``common/chat.cpp``
+``common_chat_parse_minimax_m2``, with ``<think>`` reasoning). Names are quoted with ``"`` or
 ``'`` (vLLM accepts both). Values are raw text typed by the tool's schema, one
 framing newline dropped on each side (``rawargs.raw_call``); sglang's HTML unescape
 is not applied, since no escape is decoded in a raw-text value. A value runs to its
@@ -121,6 +122,6 @@ FAMILY = Family(
     key="minimax",
     source="vllm-project/vllm vllm/tool_parsers/minimax_m2_tool_parser.py; sgl-project/sglang "
     "python/sglang/srt/function_call/minimax_m2.py; ggml-org/llama.cpp "
-    "models/templates/unsloth-MiniMax-M2.jinja",
+    "models/templates/unsloth-MiniMax-M2.jinja, common/chat.cpp (common_chat_parse_minimax_m2)",
     sections=(MINIMAX,),
 )
