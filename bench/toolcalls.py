@@ -1,13 +1,15 @@
 """Rescue tool-call parsing: nehanda's scanner against the peers that install here.
 
 Run by hand: ``python bench/toolcalls.py`` (needs ``pip install jiter``; json_repair
-is a dependency already). Prints four tables:
+is a dependency already). Prints six tables:
 
 1. complete text: small outputs (MB/s) and one call with a 1 MB argument, decoded;
 2. streaming in 8-character deltas: 1 KB to 1 MB per shape, with the fitted growth
    exponent (time ~ size ** exponent);
 3. hostile inputs, whole and streamed;
-4. correctness on the cases where naive parsers go wrong.
+4. correctness on the cases where naive parsers go wrong;
+5. whole text as a multiple of ``str.find`` (prose, code-like, call first);
+6. one row per dialect family (see ``toolcalls_dialects.py``).
 
 Peers follow the common recipe: a regex extracts ``[TOOL_CALL](.*?)[/TOOL_CALL]``
 blocks, then ``json.loads``, ``json_repair.loads`` or ``jiter.from_json`` (partial
@@ -29,6 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 import json_repair
+from toolcalls_dialects import table_families, table_find_ratio
 
 from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
 from nehanda.types import ToolUse, new_call_id
@@ -387,6 +390,8 @@ def main() -> None:
     table_streaming()
     table_hostile()
     table_correctness()
+    table_find_ratio(best_time, row)
+    table_families(best_time, row)
 
 
 if __name__ == "__main__":

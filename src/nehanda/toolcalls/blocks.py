@@ -15,7 +15,8 @@ from collections.abc import Collection, Mapping
 from typing import Any, Protocol
 
 from nehanda.toolcalls import messages, prelude
-from nehanda.toolcalls.dialects import BARE, FENCE, QWEN_XML, Dialect
+from nehanda.toolcalls.arrays import complete_items
+from nehanda.toolcalls.dialects import BARE, FENCE, LINE, Dialect
 from nehanda.toolcalls.jsonvalue import (
     CLOSED,
     MORE,
@@ -41,6 +42,8 @@ _STRONG_SKIP = re.compile(r"\s+|</(?:tool_call|tool_calls|arguments|function_cal
 _WEAK_SKIP = re.compile(r"\s+")
 _AFTER_LITERALS = ("</tool_call>", "</tool_calls>", "</arguments>", "</function_call>", "```")
 _WS = re.compile(r"\s*")
+_BLANKS = re.compile(r"[ \t]*")
+_NO_OPENER = (BARE, LINE)
 
 
 class Host(Protocol):
@@ -48,6 +51,7 @@ class Host(Protocol):
 
     known: Collection[str] | None
     schemas: Mapping[str, Mapping[str, Any]]
+    markup: frozenset[str]
 
     def announce(self, name: str) -> int | None:
         """Emit ToolUseStart for ``name`` now if that is safe; its index, or None."""
@@ -90,9 +94,9 @@ class Block:
         self.value: ValueScanner | None = None
         self.sniffed = dialect.weak
         self.xml: XmlReader | None = None
-        self.phase = _VALUE if dialect is BARE else _PRELUDE
+        self.phase = _VALUE if dialect in _NO_OPENER else _PRELUDE
         self._handlers = (self._prelude, self._value, self._xml, self._after)
-        if dialect is QWEN_XML:
+        if dialect.element:
             self._start_xml(strict=True)
 
     def step(self, buf: str, pos: int, final: bool) -> int:
@@ -154,7 +158,7 @@ class Block:
 
     def _value(self, buf: str, pos: int, final: bool) -> int:
         if self.value is None:
-            if self.dialect is BARE and not prelude.WEAK_GATE.match(buf, pos):
+            if self.dialect in _NO_OPENER and not prelude.WEAK_GATE.match(buf, pos):
                 return self._reject(pos)
             fast = decode_at(buf, pos) if self.host.may_decode(len(buf)) else None
             if fast is not None:
@@ -228,12 +232,34 @@ class Block:
                 self.index = self.host.announce(name)
 
     def _truncated(self) -> None:
+        if self._whole_items():
+            return
         name = self.name or sniff_name(_head(self.chunks, _SNIFF_CHARS))
         known = self.host.known
         if self.dialect.weak and (name is None or (known is not None and name not in known)):
             self._reject_weak()
             return
         self._done([Found(name, {}, ("truncated", messages.truncated(name)), index=self.index)])
+
+    def _whole_items(self) -> bool:
+        """An array cut only before its final ``]``: every item is whole, so they run."""
+        text = "".join(self.chunks)
+        start = len(text) - len(text.lstrip())
+        if self.name is not None or not text.startswith("[", start):
+            return False
+        items = complete_items(text, start)
+        if items is None:
+            return False
+        calls = calls_in(items[0], self.host.known, loose=not self.dialect.weak)
+        if not calls or (self.dialect.weak and not _names_a_known_tool(calls)):
+            return False
+        for call in calls:
+            if call.problem is None:
+                call.repaired = ("a missing closing bracket",)
+        self.phase = _AFTER
+        self._add(calls)
+        self._done()
+        return True
 
     def _settle(self, value: Any, text: str) -> None:
         """Turn one finished value into calls or problems (or reject a weak block)."""
@@ -293,25 +319,45 @@ class Block:
             return self._reject(new)
         if status == XML_DONE:
             self.found.append(self.xml.found(self.host.known, self.host.schemas))
+            spill = self.xml.spill
             self.xml = None
             self.phase = _AFTER
+            if spill:
+                return self._spill(spill, new)
         elif final and new == pos:
             self.raw.append(buf[new:])
             self._done([self.xml.truncated()])
             return len(buf)
         return new
 
+    def _spill(self, spill: str, pos: int) -> int:
+        """The output ended after a forgotten ``</parameter>``: the element ended early.
+
+        What followed it was read as part of the value; the block ends at its closer
+        (if next) and the rest goes back to the prose as ``leftover``.
+        """
+        if not self.host.may_cut():
+            self._done()  # once per output, or the re-reading could add up (see _run)
+            return pos
+        raw = "".join(self.raw)
+        self.raw = [raw[: len(raw) - len(spill)]]
+        at = _WS.match(spill).end()  # type: ignore[union-attr]
+        closer = next((c for c in self.dialect.closers if spill.startswith(c, at)), None)
+        if closer is not None:
+            self.raw.append(spill[: at + len(closer)])
+            self.closed = True
+            spill = spill[at + len(closer) :]
+        self._done()
+        self.leftover = spill
+        return pos
+
     # -- after a value -------------------------------------------------------
 
     def _after(self, buf: str, pos: int, final: bool) -> int:
         if self.dialect is BARE:
-            at = _WS.match(buf, pos).end()  # type: ignore[union-attr]
-            self.raw.append(buf[pos:at])
-            if at < len(buf):
-                return self._reject(at)
-            if final:
-                self._done()
-            return at
+            return self._after_bare(buf, pos, final)
+        if self.dialect is LINE:
+            return self._after_line(buf, pos, final)
         i, n = pos, len(buf)
         skip = _WEAK_SKIP if self.dialect.weak else _STRONG_SKIP
         while i - pos <= _AFTER_LIMIT:
@@ -338,6 +384,60 @@ class Block:
                 return pos
             break
         return self._end_open(pos)
+
+    def _skip_markup(self, buf: str, pos: int, final: bool, blanks: re.Pattern[str]) -> int | None:
+        """Past blanks and template markup (``<|eot_id|>``); None while a marker may be cut."""
+        markup = self.host.markup
+        while True:
+            at = blanks.match(buf, pos).end()  # type: ignore[union-attr]
+            word = next((w for w in markup if buf.startswith(w, at)), None)
+            if word is None:
+                if not final and prelude.partial_literal(buf, at, tuple(markup)):
+                    return None
+                return at
+            pos = at + len(word)
+
+    def _after_bare(self, buf: str, pos: int, final: bool) -> int:
+        """A bare message holds nothing but its values, Llama 3's ``{...}; {...}`` too."""
+        skipped = self._skip_markup(buf, pos, final, _WS)
+        if skipped is None:
+            return pos
+        at = skipped
+        if at < len(buf) and buf[at] == ";":
+            nxt = _WS.match(buf, at + 1).end()  # type: ignore[union-attr]
+            if nxt >= len(buf) and not final:
+                return pos
+            ok = prelude.gate(buf, nxt, final, prelude.WEAK_GATE)
+            if ok is None:
+                return pos
+            if ok:
+                self.raw.append(buf[pos:nxt])
+                self.phase = _VALUE
+                return nxt
+        self.raw.append(buf[pos:at])
+        if at < len(buf):
+            return self._reject(at)
+        if final:
+            self._done()
+        return at
+
+    def _after_line(self, buf: str, pos: int, final: bool) -> int:
+        """A value alone on its line: only blanks may follow it before the line ends."""
+        skipped = self._skip_markup(buf, pos, final, _BLANKS)
+        if skipped is None:
+            return pos
+        at = skipped
+        if at >= len(buf):
+            if final:
+                self.raw.append(buf[pos:at])
+                self._done()
+                return at
+            return pos
+        if buf[at] not in "\r\n":
+            return self._reject(pos)
+        self.raw.append(buf[pos:at])
+        self._done()
+        return at
 
     def _next_value(self, buf: str, pos: int, i: int, final: bool) -> int | None:
         """If another value of the same block starts at ``i``, enter it; else None."""

@@ -1,10 +1,11 @@
 """The common complete output, parsed without the streaming machinery.
 
 Most outputs are prose with a few well-formed ``[TOOL_CALL]`` or ``<tool_call>``
-blocks holding valid JSON for known tools. ``parse_simple`` handles exactly that
-and answers None for anything else (reasoning tags, fences, other formats, repairs,
-problems, a leading JSON value), so the scanner decides every case with a choice
-in it. The split-invariance property test holds this path to the scanner's answers.
+blocks holding valid JSON for known tools. ``parse_simple`` handles exactly that and
+answers None for anything else (reasoning tags, fences, other formats, repairs,
+problems, a leading JSON value, what may be an echoed schema), so the scanner
+decides every case with a choice in it. The split-invariance property test holds
+this path to the scanner's answers.
 """
 
 from __future__ import annotations
@@ -13,24 +14,31 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from nehanda.toolcalls.dialects import FULL, HERMES, TOOL_CALL, prose_triggers
+from nehanda.toolcalls.families.hermes import HERMES
+from nehanda.toolcalls.families.tool_call import TOOL_CALL
+from nehanda.toolcalls.family import START_WINDOW
 from nehanda.toolcalls.jsonvalue import DECODER
+from nehanda.toolcalls.prelude import WEAK_GATE
+from nehanda.toolcalls.registry import FULL, LINE_STARTS, grammar
+from nehanda.toolcalls.schema_echo import is_schema_echo
 from nehanda.toolcalls.shapes import calls_in
+from nehanda.toolcalls.triggers import Finder
 from nehanda.types import ToolUse, new_call_id
 
 _CLOSERS = {TOOL_CALL.opener: TOOL_CALL.closers[0], HERMES.opener: HERMES.closers[0]}
 _SPACE = re.compile(r"\s*")
-_LEADING_VALUE = re.compile(r"\s*[\[{]")
-_FIND = prose_triggers(FULL)[0].find
+_LEADING_VALUE = re.compile(r"\s*(?:\{|\[\s*[{\]\"\d-]|\[\s*\Z)")
+_TRIGGERS = grammar(FULL).plain
+_STARTS = grammar(FULL).starts
 _DECODE = DECODER.raw_decode
 
 
 def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str] | None:
     """The calls and visible text of a plain output, or None when it needs the scanner."""
-    first = text[:1]
-    if first in ("{", "[") or (first.isspace() and _LEADING_VALUE.match(text)):
+    if _LEADING_VALUE.match(text) or _starts_a_form(text):
         return None
-    m = _FIND.search(text)
+    find = Finder(_TRIGGERS).search
+    m = find(text)
     if m is None:
         return [], text
     calls: list[ToolUse] = []
@@ -38,7 +46,13 @@ def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str]
     pos = 0
     while m is not None:
         start = m.start()
-        closer = _CLOSERS.get(m.group())
+        word = m.group()
+        if word in LINE_STARTS:
+            if _line_value(text, start):
+                return None
+            m = find(text, start + 1)
+            continue
+        closer = _CLOSERS.get(word)
         if closer is None or (start and text[start - 1] == "`"):
             return None
         value_at = _SPACE.match(text, m.end()).end()  # type: ignore[union-attr]
@@ -53,9 +67,22 @@ def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str]
             return None
         parts.append(text[pos:start])
         pos = end + len(closer)
-        m = _FIND.search(text, pos)
+        m = find(text, pos)
     parts.append(text[pos:])
     return calls, "".join(parts)
+
+
+def _starts_a_form(text: str) -> bool:
+    at = _SPACE.match(text).end()  # type: ignore[union-attr]
+    return any(form.pattern.match(text, at, at + START_WINDOW) for form in _STARTS)
+
+
+def _line_value(text: str, at: int) -> bool:
+    """Whether a JSON value may start the line at ``at`` (the scanner then decides)."""
+    j = at
+    while j > 0 and text[j - 1] in " \t":
+        j -= 1
+    return (j == 0 or text[j - 1] == "\n") and WEAK_GATE.match(text, at) is not None
 
 
 def _add_calls(value: Any, known: Collection[str], calls: list[ToolUse]) -> bool:
@@ -63,10 +90,15 @@ def _add_calls(value: Any, known: Collection[str], calls: list[ToolUse]) -> bool
     if type(value) is dict and len(value) == 2:
         name, args = value.get("name"), value.get("arguments")
         if type(name) is str and type(args) is dict and name in known:
+            if is_schema_echo(args, None):
+                return False  # possibly an echoed schema: the scanner judges it
             calls.append(ToolUse(new_call_id(), name, args, "rescue"))
             return True
     found = calls_in(value, known)
-    if not found or any(call.problem is not None or call.name is None for call in found):
+    if not found or any(
+        call.problem is not None or call.name is None or is_schema_echo(call.args, None)
+        for call in found
+    ):
         return False
     calls.extend(ToolUse(new_call_id(), str(call.name), call.args, "rescue") for call in found)
     return True

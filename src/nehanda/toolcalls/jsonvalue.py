@@ -139,7 +139,7 @@ def decode_at(buf: str, pos: int) -> tuple[Any, int] | None:
 
 
 _SNIFF = re.compile(
-    r'\{\s*(?:"type"\s*:\s*"function"\s*,\s*)?'
+    r'(?:\[\s*)?\{\s*(?:"type"\s*:\s*"function"\s*,\s*)?'
     r'"(?:name|tool|tool_name|function)"\s*:\s*(?:\{\s*"name"\s*:\s*)?"([^"\\]{1,200})"'
 )
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from nehanda.events import StreamEvent, TextDelta, ToolCallProblem, ToolUseEnd
-from nehanda.toolcalls.dialects import FULL, SPEC_MANUAL, SPEC_XML, Profile
 from nehanda.toolcalls.fastpath import parse_simple
+from nehanda.toolcalls.registry import FULL, SPEC_MANUAL, SPEC_XML, Profile
 from nehanda.toolcalls.scanner import ToolCallScanner
 from nehanda.types import ToolUse
 

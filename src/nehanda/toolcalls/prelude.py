@@ -174,6 +174,20 @@ def _take(seen: _Seen, m: re.Match[str], dialect: Dialect) -> bool:
     return True
 
 
+NO_LANG = "\0"
+
+
+def fence_lang(buf: str, pos: int, final: bool) -> str | None:
+    """After a line-start fence mark: its language, lowercased; None until the line ends.
+
+    ``NO_LANG`` when no language line can follow (the fence holds nothing to read).
+    """
+    m = _LANG_LINE.match(buf, pos)
+    if m is not None:
+        return m.group(1).strip().lower()
+    return None if not final and _LANG_PARTIAL.match(buf, pos) else NO_LANG
+
+
 def fence_start(buf: str, pos: int, final: bool) -> int | str:
     """After a line-start fence mark: where a JSON call value starts, NEED, or REJECT.
 

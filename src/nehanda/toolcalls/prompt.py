@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from nehanda.toolcalls.registry import FULL, grammar
 from nehanda.types import JsonObject, ToolResult, ToolSpec, ToolUse
 
 OPEN, CLOSE = "[TOOL_CALL]", "[/TOOL_CALL]"
@@ -32,11 +33,17 @@ DIRECTIVE = (
     "for the result. If none is needed, answer directly. [/SYSTEM DIRECTIVE]"
 )
 
-# Openers the parser reacts to; inside tool output they are defused by swapping their
-# first character for a look-alike, so an echoed file cannot become a call.
+# Openers the parser reacts to (every registered dialect's markers among them); inside
+# tool output they are defused by swapping their first character for a look-alike, so
+# an echoed file cannot become a call.
 _DELIMITERS = re.compile(
     r"\[/?TOOL_(?:CALLS?|RESULT)\b|\[/?SYSTEM DIRECTIVE\]|\[ARGS\]|\[/?THINK\]"
-    r"|</?tool_call\b|<function=|</?parameter\b|<\|python_tag\|>|<｜tool",
+    r"|</?tool_call\b|<function=|</?parameter\b|<\|python_tag\|>|<｜tool|"
+    + "|".join(
+        re.escape(word)
+        for word in sorted(grammar(FULL).plain.words, key=len, reverse=True)
+        if len(word) > 1 and word[0] in "<["
+    ),
     re.IGNORECASE,
 )
 _LOOKALIKE = {"[": "［", "<": "‹"}

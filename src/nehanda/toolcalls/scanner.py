@@ -46,22 +46,14 @@ from nehanda.events import (
     TextDelta,
 )
 from nehanda.toolcalls.blocks import REJECTED, RUNNING, Block
-from nehanda.toolcalls.dialects import (
-    BARE,
-    BLOCK_DIALECTS,
-    FENCE,
-    FENCE_MARK,
-    FULL,
-    QWEN_XML,
-    REASONING_CLOSERS,
-    REASONING_OPENERS,
-    Dialect,
-    Profile,
-    TriggerSet,
-    prose_triggers,
-)
+from nehanda.toolcalls.dialects import BARE, FENCE, FENCE_MARK, LINE, Dialect
+from nehanda.toolcalls.family import Section
 from nehanda.toolcalls.ledger import INITIAL, OUTSIDE, REASONING, CallLedger
-from nehanda.toolcalls.prelude import REJECT, WEAK_GATE, fence_start, gate
+from nehanda.toolcalls.prelude import REJECT, WEAK_GATE, fence_lang, fence_start, gate
+from nehanda.toolcalls.registry import FULL, LINE_STARTS, TICK, Profile, grammar
+from nehanda.toolcalls.schema_echo import is_schema_echo
+from nehanda.toolcalls.section_block import SectionBlock, pick_section, pick_start, start_section
+from nehanda.toolcalls.triggers import Finder, TriggerSet
 
 _BLANKS = " \t"
 _SPACE = re.compile(r"\s*")
@@ -69,6 +61,9 @@ _SPACE = re.compile(r"\s*")
 _NO_PRELUDE = re.compile(r"[^\s<`\[{\w]|\[[^AC{\s]")
 _NO_NAME = re.compile(r"[<>\n]")  # "<function=" must be followed by a name
 _TICKS = re.compile(r"`+")
+_TICK_OR_LINE_END = re.compile(r"`+|\n")
+_INLINE_LIMIT = 500
+_MAX_TICKS = 16
 
 
 class ToolCallScanner:
@@ -85,12 +80,15 @@ class ToolCallScanner:
         self.known: Collection[str] | None = None if known_tools is None else frozenset(known_tools)
         self.schemas: Mapping[str, Mapping[str, Any]] = schemas or {}
         self._profile = profile
-        self._plain, self._in_fence, self._in_fence_reasoning = prose_triggers(profile)
+        self._grammar = grammar(profile)
+        self._plain = self._grammar.plain
+        self.markup = self._grammar.markup
+        self._finders: dict[frozenset[str], Finder] = {}
         self._buf = ""
         self._out: list[StreamEvent] = []
         self._prose_parts: list[str] = []
         self._prose_reasoning = False
-        self._block: Block | None = None
+        self._block: Block | SectionBlock | None = None
         self._ctx = INITIAL if profile.reasoning else OUTSIDE
         self._fence = False
         self._prev0 = ""
@@ -122,7 +120,7 @@ class ToolCallScanner:
         buf = self._buf + delta if self._buf else delta
         if self._fast and buf:
             triggers = self._trig
-            if not triggers.find.search(buf) and triggers.held(buf, 0) == len(buf):
+            if not self._finder(triggers).search(buf) and triggers.held(buf, 0) == len(buf):
                 self._buf = ""
                 self._text(buf)
                 self._remember(buf, len(buf))
@@ -219,7 +217,7 @@ class ToolCallScanner:
                 if wait or self._block is not None or pos >= n:
                     return pos
             triggers = self._triggers()
-            m = triggers.find.search(buf, pos)
+            m = self._finder(triggers).search(buf, pos)
             if m is None:
                 keep = n if final else triggers.held(buf, pos)
                 self._text(buf[pos:keep])
@@ -227,7 +225,12 @@ class ToolCallScanner:
             i = m.start()
             if i > pos:
                 self._text(buf[pos:i])
-            pos = self._trigger(m.group(), buf, i)
+            if not final and triggers.waits(buf, i):
+                return i  # the word may still grow into a longer one
+            new = self._trigger(m.group(), buf, i, final)
+            if new is None:
+                return i  # what follows the word must arrive before it is decided
+            pos = new
             if self._block is not None:
                 return pos
         return pos
@@ -235,10 +238,17 @@ class ToolCallScanner:
     def _bare_possible(self) -> bool:
         return self._profile.bare and not self._content and self._ctx != REASONING
 
+    def _finder(self, triggers: TriggerSet) -> Finder:
+        finder = self._finders.get(triggers.words)
+        if finder is None:
+            finder = self._finders[triggers.words] = Finder(triggers)
+        return finder
+
     def _triggers(self) -> TriggerSet:
         if not self._fence:
             return self._plain
-        return self._in_fence_reasoning if self._ctx == REASONING else self._in_fence
+        g = self._grammar
+        return g.in_fence_reasoning if self._ctx == REASONING else g.in_fence
 
     def _bare(self, buf: str, pos: int, final: bool) -> tuple[int, bool]:
         """Before any content a JSON object or array may be the whole message.
@@ -249,12 +259,21 @@ class ToolCallScanner:
         pos = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
         if pos > start:
             self._text(buf[start:pos])
-        if pos >= len(buf) or self._fence or buf[pos] not in "{[":
+        if pos >= len(buf) or self._fence:
             return pos, False
-        if buf[pos] == "[" and self._plain.find.match(buf, pos):
-            return pos, False
-        if not final and len(buf) - pos < self._plain.longest and buf[pos:] in self._plain.prefixes:
+        word = self._plain.at.match(buf, pos)
+        if word is not None and len(word.group()) > 1:
+            return pos, False  # an opener or a tag: the prose scan takes it
+        if not final and self._plain.waits(buf, pos):
             return pos, True
+        form = pick_start(self._grammar.starts, buf, pos, final)
+        if form is True:
+            return pos, True
+        if form is not None:
+            self._start_section(start_section(form), "")
+            return pos, False
+        if buf[pos] not in "{[":
+            return pos, False
         ok = gate(buf, pos, final, WEAK_GATE)
         if ok:
             self._start_block(BARE, "")
@@ -280,37 +299,102 @@ class ToolCallScanner:
             self._ledger.content_outside()
         self._marking = False
 
-    def _trigger(self, token: str, buf: str, i: int) -> int:
+    def _trigger(self, token: str, buf: str, i: int, final: bool) -> int | None:
+        """Act on the word at ``i``; the position after it, or None to wait for more text."""
         end = i + len(token)
         if token == FENCE_MARK:
-            if not self._line_start(buf, i):
-                # No backtick of the run can start a line: all of it is prose.
-                end = _TICKS.match(buf, i).end()  # type: ignore[union-attr]
-                self._text(buf[i:end])
-            elif self._fence:
-                self._fence = False
-                self._text(token)
-            elif fence_start(buf, end, False) == REJECT:
-                self._text(token)  # a code fence, known at once
-                self._fence = True
-            else:
-                self._start_block(FENCE, token)
-            return end
+            return self._fence_mark(buf, i, end, final)
         if (buf[i - 1] if i > 0 else self._prev0) == "`":
             self._text(token)
-        elif token in REASONING_OPENERS:
+            return end
+        g = self._grammar
+        if token == TICK:
+            return self._inline_code(buf, i, final)
+        if token in LINE_STARTS:
+            return self._line_value(token, buf, i, final)
+        if token in g.reasoning_openers:
             self._open_reasoning(token)
-        elif token in REASONING_CLOSERS:
+        elif token in g.reasoning_closers and not (token in g.markup and self._ctx != REASONING):
             self._close_reasoning(token)
-        elif token in BLOCK_DIALECTS:
-            quick = _NO_NAME if token == QWEN_XML.opener else _NO_PRELUDE
+        elif token in g.sections and (picked := self._section(token, buf, end, final)) is not False:
+            return None if picked is None else end
+        elif token in g.blocks:
+            quick = _NO_NAME if g.blocks[token].element else _NO_PRELUDE
             if quick.match(buf, end) or buf.startswith(token, end):
                 self._text(token)  # what follows can start no call: a mention, decided now
             else:
-                self._start_block(BLOCK_DIALECTS[token], token)
-        elif self._ctx != REASONING:  # DeepSeek's section wrapper: markup, but content
-            self._mark_content()
+                self._start_block(g.blocks[token], token)
+        elif token not in g.markup:
+            self._text(token)
         return end
+
+    def _fence_mark(self, buf: str, i: int, end: int, final: bool) -> int | None:
+        if not self._line_start(buf, i):
+            return self._inline_code(buf, i, final)
+        if self._fence:
+            self._fence = False
+            self._text(FENCE_MARK)
+        elif (lang := fence_lang(buf, end, final)) is None:
+            return None
+        elif (decoder := self._grammar.fence_langs.get(lang)) is not None:
+            self._start_section(Section(lang, FENCE_MARK, (FENCE_MARK,), decoder), FENCE_MARK)
+        elif fence_start(buf, end, False) == REJECT:
+            self._text(FENCE_MARK)  # a code fence, known at once
+            self._fence = True
+        else:
+            self._start_block(FENCE, FENCE_MARK)
+        return end
+
+    def _inline_code(self, buf: str, i: int, final: bool) -> int | None:
+        """A backtick run mid-line: inline code up to the same run on the same line.
+
+        What inline code holds is a mention, never a call. A run with no partner on
+        its line (within ``_INLINE_LIMIT``) is a literal backtick; the word right
+        after it is still a mention.
+        """
+        run = _TICKS.match(buf, i).end()  # type: ignore[union-attr]
+        if run - i > _MAX_TICKS or (buf[i - 1] if i > 0 else self._prev0) == "`":
+            self._text(buf[i:run])  # a long run (or the rest of one) is literal text
+            return run
+        if run == len(buf) and not final:
+            return None
+        ticks = buf[i:run]
+        limit = min(len(buf), run + _INLINE_LIMIT)
+        for m in _TICK_OR_LINE_END.finditer(buf, run, limit):
+            if m.group() == "\n":
+                break
+            if m.group() == ticks and (m.end() < len(buf) or final):
+                self._text(buf[i : m.end()])
+                return m.end()
+        else:
+            if not final and limit == len(buf):
+                return None  # the line goes on past this chunk
+        self._text(ticks)
+        return run
+
+    def _line_value(self, token: str, buf: str, i: int, final: bool) -> int | None:
+        """``{`` or ``[`` starting a line after prose: a JSON call alone on its line."""
+        if not self._line_start(buf, i):
+            self._text(token)
+            return i + 1
+        ok = gate(buf, i, final, WEAK_GATE)
+        if ok is None:
+            return None
+        if not ok:
+            self._text(token)
+            return i + 1
+        self._start_block(LINE, "")
+        return i
+
+    def _section(self, token: str, buf: str, end: int, final: bool) -> bool | None:
+        """Start the section ``token`` opens: True, None to wait, False when none does."""
+        picked = pick_section(self._grammar.sections[token], buf, end, final)
+        if picked is True:
+            return None
+        if picked is None:
+            return False
+        self._start_section(picked, token)
+        return True
 
     # -- reasoning -----------------------------------------------------------
 
@@ -350,6 +434,11 @@ class ToolCallScanner:
             self._mark_content()
         self._block = Block(dialect, self, opener, self._ctx)
 
+    def _start_section(self, section: Section, opener: str) -> None:
+        if self._ctx != REASONING:
+            self._mark_content()
+        self._block = SectionBlock(section, opener, self._ctx, self.known, self.schemas)
+
     def may_cut(self) -> bool:
         used, self._cut_used = self._cut_used, True
         return not used
@@ -368,14 +457,22 @@ class ToolCallScanner:
             return None
         return self._ledger.announce(name)
 
-    def _end_block(self, block: Block, pos: int) -> int:
-        if block.status == REJECTED:
+    def _end_block(self, block: Block | SectionBlock, pos: int) -> int:
+        if block.status == REJECTED or self._echoes_only(block):
             self._text("".join(block.raw))
             self._fence = self._fence or block.fence_after
             return pos
         self._close_block(block)
         return pos
 
-    def _close_block(self, block: Block) -> None:
+    def _close_block(self, block: Block | SectionBlock) -> None:
         self._block = None
         self._ledger.add(block.found, block.unclosed, block.raw, block.ctx)
+
+    def _echoes_only(self, block: Block | SectionBlock) -> bool:
+        """Whether every call the block found is a tool's schema echoed back, not a call."""
+        found = block.found
+        return bool(found) and all(
+            f.problem is None and is_schema_echo(f.args, self.schemas.get(f.name or ""))
+            for f in found
+        )

@@ -2,7 +2,8 @@
 
 Models drift: ``parameters``, ``input`` and ``args`` mean ``arguments``; ``tool``,
 ``function`` and ``tool_name`` mean ``name``; OpenAI's ``{"function": {"name",
-"arguments"}}`` wraps a call; arguments may arrive as a JSON-encoded string. A
+"arguments"}}`` wraps a call, and ``{"tool_calls": [...]}`` a list of them; arguments
+may arrive as a JSON-encoded string. A
 ``Found`` is one call or one reason it was dropped, before ids are handed out.
 """
 
@@ -17,6 +18,8 @@ from nehanda.toolcalls import messages
 from nehanda.toolcalls.jsonvalue import Failure, decode
 
 NAME_KEYS = ("name", "tool", "tool_name", "function")
+# What may sit around the list in an OpenAI message printed as text besides "tool_calls".
+_WRAPPER_KEYS = frozenset({"tool_calls", "role", "content", "type"})
 ARG_KEYS = ("arguments", "parameters", "input", "args")
 _META_KEYS = frozenset({"id", "type", "call_id", "tool_call_id"})
 
@@ -82,6 +85,22 @@ def _from_object(obj: dict[str, Any], known: Collection[str] | None, loose: bool
     return checked(name, rest, known)
 
 
+def unwrap_tool_calls(value: Any) -> Any:
+    """The list inside ``{"tool_calls": [...]}`` (an OpenAI message printed as text).
+
+    Only a wrapper whose other keys are message fields (``role``, ``content``,
+    ``type``), with empty content, is unwrapped; anything else is returned unchanged.
+    """
+    if not isinstance(value, dict) or "tool_calls" not in value:
+        return value
+    inner = value["tool_calls"]
+    if not isinstance(inner, list) or not inner or not set(value) <= _WRAPPER_KEYS:
+        return value
+    if value.get("content") not in (None, "") or value.get("role", "assistant") != "assistant":
+        return value
+    return inner
+
+
 def calls_in(
     value: Any,
     known: Collection[str] | None,
@@ -100,6 +119,7 @@ def calls_in(
         tool, args = value.get("name"), value.get("arguments")
         if type(tool) is str and type(args) is dict:
             return [checked(tool, args, known)]
+    value = unwrap_tool_calls(value) if name is None else value
     if name is not None:
         if not isinstance(value, dict):
             return [failure_found(name, Failure("invalid_json", "the arguments are not an object"))]

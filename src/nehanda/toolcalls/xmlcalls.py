@@ -22,8 +22,9 @@ from nehanda.toolcalls.shapes import Found, checked, failure_found
 _TAG_NAME = re.compile(r"([^<>\n]{1,256})>")
 _TAG_NAME_PARTIAL = re.compile(r"[^<>\n]{0,256}\Z")
 _WS = re.compile(r"\s*")
-_VALUE_END = re.compile(r"</parameter>|<parameter=|</function>")
-_TERMS = ("</parameter>", "<parameter=", "</function>")
+_VALUE_CLOSE = "</parameter>"
+# Where a value ends when its </parameter> never comes: the model forgot it.
+_FORGOTTEN = re.compile(r"<parameter=|</function>")
 _INTEGER = re.compile(r"\s*[-+]?\d{1,4000}\s*")
 _NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
 
@@ -59,6 +60,9 @@ class XmlReader:
         self.duplicate: str | None = None
         self.param = ""
         self.chunks: list[str] = []
+        # Text read past the element's end while looking for a forgotten closer.
+        self.spill = ""
+        self._cut = False
         self.junk: list[str] = []
 
     def read(self, buf: str, pos: int, final: bool) -> tuple[int, int]:
@@ -124,22 +128,51 @@ class XmlReader:
         return MORE, end
 
     def _read_value(self, buf: str, pos: int, final: bool) -> tuple[int, int]:
-        m = _VALUE_END.search(buf, pos)
-        if m is None:
+        # A value runs to its </parameter>: a <parameter=KEY> or </function> written
+        # inside it is content. Only an output that ends without that closing tag
+        # shows it was forgotten (see _forgotten).
+        end = buf.find(_VALUE_CLOSE, pos)
+        if end < 0:
             safe = len(buf)
-            k = buf.rfind("<", max(pos, len(buf) - 11))
-            if k >= 0 and not final and partial_literal(buf, k, _TERMS):
+            k = buf.rfind("<", max(pos, len(buf) - len(_VALUE_CLOSE) + 1))
+            if k >= 0 and not final and _VALUE_CLOSE.startswith(buf[k:]):
                 safe = k
             self.chunks.append(buf[pos:safe])
+            if final and not self._cut:
+                return self._forgotten(), safe
             return MORE, safe
-        self.chunks.append(buf[pos : m.start()])
-        value = "".join(self.chunks)
+        self.chunks.append(buf[pos:end])
+        self._set(self.param, "".join(self.chunks))
         self.chunks = []
-        if self.param in self.params:
-            self.duplicate = self.duplicate or self.param
-        self.params[self.param] = value
         self.phase = _HEAD
-        return MORE, (m.end() if m.group() == "</parameter>" else m.start())
+        return MORE, end + len(_VALUE_CLOSE)
+
+    def _set(self, key: str, value: str) -> None:
+        if key in self.params:
+            self.duplicate = self.duplicate or key
+        self.params[key] = value
+
+    def _forgotten(self) -> int:
+        """The output ended in a value: cut it where its closing tag was forgotten.
+
+        The value ends at the first ``<parameter=`` or ``</function>``; the element
+        goes on from there (read whole, now that all of it is here) and what follows
+        it is handed back in ``spill``. No such tag: the output was cut in the value.
+        """
+        self._cut = True
+        value = "".join(self.chunks)
+        m = _FORGOTTEN.search(value)
+        if m is None:
+            return MORE
+        self.chunks = []
+        self._set(self.param, value[: m.start()])
+        rest = value[m.start() :]
+        params, end = _rest_of_element(rest)
+        for key, raw in params:
+            self._set(key, raw)
+        self.phase = _DONE
+        self.spill = rest[end:]
+        return DONE
 
     def found(
         self, known: Collection[str] | None, schemas: Mapping[str, Mapping[str, Any]]
@@ -148,7 +181,7 @@ class XmlReader:
             problem = messages.duplicate_key(self.name, self.duplicate)
             return Found(self.name, {}, ("duplicate_key", problem), index=self.index)
         schema = schemas.get(self.name)
-        args = {k: typed(_unwrap(v), _property(schema, k)) for k, v in self.params.items()}
+        args = {k: typed(unframe(v), schema_property(schema, k)) for k, v in self.params.items()}
         junk = "".join(self.junk).strip()
         if junk and not args:
             # Arguments written as JSON in the function body, not as parameters.
@@ -167,13 +200,46 @@ class XmlReader:
         return Found(name, {}, ("truncated", messages.truncated(name)), index=self.index)
 
 
+def _rest_of_element(text: str) -> tuple[list[tuple[str, str]], int]:
+    """Parameters from the start of ``text`` to the element's end, read whole.
+
+    Each value runs to its ``</parameter>`` or, with none left in ``text``, to the
+    next ``<parameter=`` or ``</function>``. Returns them and where the element ends
+    (after ``</function>``, or where something else starts).
+    """
+    params: list[tuple[str, str]] = []
+    n = len(text)
+    i = 0
+    closes = text.find(_VALUE_CLOSE)
+    while True:
+        i = _WS.match(text, i).end()  # type: ignore[union-attr]
+        if text.startswith("</function>", i):
+            return params, i + len("</function>")
+        if not text.startswith("<parameter=", i):
+            return params, i
+        m = _TAG_NAME.match(text, i + len("<parameter="))
+        if m is None:
+            return params, i
+        start = m.end()
+        if 0 <= closes < start:
+            closes = text.find(_VALUE_CLOSE, start)
+        if closes >= 0:
+            params.append((m.group(1).strip(), text[start:closes]))
+            i = closes + len(_VALUE_CLOSE)
+            continue
+        stop = _FORGOTTEN.search(text, start)
+        end = n if stop is None else stop.start()
+        params.append((m.group(1).strip(), text[start:end]))
+        i = end
+
+
 @functools.cache
 def _stops(closers: tuple[str, ...]) -> re.Pattern[str]:
     """Junk is skipped up to the next place where a tag or a closer may start."""
     return re.compile("[" + re.escape("".join(sorted({"<", *(c[0] for c in closers)}))) + "]")
 
 
-def _unwrap(value: str) -> str:
+def unframe(value: str) -> str:
     # The chat template writes each value on its own line; those two newlines are markup.
     if value.startswith("\n"):
         value = value[1:]
@@ -182,7 +248,7 @@ def _unwrap(value: str) -> str:
     return value
 
 
-def _property(schema: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
+def schema_property(schema: Mapping[str, Any] | None, name: str) -> Mapping[str, Any]:
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     prop = props.get(name) if isinstance(props, Mapping) else None
     return prop if isinstance(prop, Mapping) else {}

@@ -1,0 +1,384 @@
+"""DeepSeek V3.1 / V3.2: the call markers written in ASCII, and V3.2's DSML blocks.
+
+V3 and V3.1 print a section of calls between ``<｜tool▁calls▁begin｜>`` and
+``<｜tool▁calls▁end｜>``; each call is ``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}
+<｜tool▁call▁end｜>`` (V3.1, vLLM ``deepseekv31_tool_parser.py``, sglang
+``deepseekv31_detector.py``) or ``function<｜tool▁sep｜>NAME`` followed by a fenced
+``json`` block (V3). The fullwidth spelling stays the classic ``DEEPSEEK`` dialect
+for now; this module reads the same markers written with ASCII bars and
+underscores (``<|tool▁call▁begin|>``, ``<|tool_sep|>``), which models print when
+they reproduce the tokens as text. ``decode_call_body`` reads one call body in any
+of these spellings; Kimi's module uses it for the ASCII ``<|tool_call_begin|>``
+opener both families share, and Step-3's for its ``<｜tool_call_begin｜>``.
+
+V3.2 writes DSML (vLLM ``deepseekv32_tool_parser.py``, sglang
+``deepseekv32_detector.py``, the model's ``encoding/encoding_dsv32.py``)::
+
+    <｜DSML｜function_calls>
+    <｜DSML｜invoke name="NAME">
+    <｜DSML｜parameter name="k" string="true">raw text</｜DSML｜parameter>
+    <｜DSML｜parameter name="n" string="false">42</｜DSML｜parameter>
+    </｜DSML｜invoke>
+    </｜DSML｜function_calls>
+
+``string="true"`` values are raw text (typed only by the tool's schema);
+``string="false"`` values are JSON. An invoke may also hold a JSON object
+instead of parameters (sglang's second format).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from nehanda.toolcalls import messages
+from nehanda.toolcalls.dialects import Dialect
+from nehanda.toolcalls.family import Body, Decoder, Family, Section
+from nehanda.toolcalls.jsonvalue import CLOSED, Failure, ValueScanner, decode
+from nehanda.toolcalls.rawargs import truncated
+from nehanda.toolcalls.repair import Repaired, repair
+from nehanda.toolcalls.shapes import Found, checked, failure_found
+from nehanda.toolcalls.xmlcalls import schema_property, typed, unframe
+
+SOURCE = (
+    "vllm-project/vllm vllm/tool_parsers/deepseekv31_tool_parser.py, "
+    "vllm/tool_parsers/deepseekv32_tool_parser.py, vllm/tokenizers/deepseek_v32_encoding.py; "
+    "sgl-project/sglang python/sglang/srt/function_call/deepseekv31_detector.py, "
+    "deepseekv32_detector.py"
+)
+
+_NAME_MAX = 200
+# Any spelling of the separator and the call opener: fullwidth or ASCII bars, "▁" or "_".
+SEP = re.compile(r"<[｜|]tool[▁_]sep[｜|]>")
+CALL_BEGIN = re.compile(r"<[｜|]tool[▁_]call[▁_]begin[｜|]>")
+_BAD_NAME = re.compile(r"[\s<>{}\[\]\"'`]")
+_FENCE_OPEN = re.compile(r"```[A-Za-z0-9_]*[ \t]*\n?")
+
+
+# ---------------------------------------------------------------- shared helpers
+
+
+class Ahead:
+    """The next match of ``pattern`` at or after a position that only moves forward.
+
+    A decoder asks for "the next closing tag after here" once per element; caching
+    the last answer keeps that linear when the tag is missing (no rescan to the end
+    for every element).
+    """
+
+    __slots__ = ("_done", "_last", "_pattern", "_text")
+
+    def __init__(self, pattern: re.Pattern[str], text: str) -> None:
+        self._pattern = pattern
+        self._text = text
+        self._last: re.Match[str] | None = None
+        self._done = False
+
+    def after(self, pos: int) -> re.Match[str] | None:
+        last = self._last
+        if last is not None and last.start() >= pos:
+            return last
+        if self._done:
+            return None
+        m = self._pattern.search(self._text, pos)
+        self._last = m
+        self._done = m is None
+        return m
+
+
+# ---------------------------------------------------------------- JSON arguments
+
+
+def json_call(
+    name: str,
+    text: str,
+    known: Collection[str] | None,
+    *,
+    closed: bool,
+) -> Found:
+    """One call named outside its JSON, whose arguments are the object ``text`` holds.
+
+    Empty arguments mean ``{}``; a body the output ended inside (``closed`` False)
+    that does not decode is truncated; slightly broken JSON is repaired.
+    """
+    stripped = text.strip()
+    if not stripped:
+        return checked(name, {}, known) if closed else truncated(name)
+    value = decode(stripped)
+    if not isinstance(value, Failure):
+        if isinstance(value, dict):
+            return checked(name, value, known)
+        return failure_found(name, Failure("invalid_json", "the arguments are not an object"))
+    if value.kind == "duplicate_key":
+        return failure_found(name, value)
+    if not closed:
+        return truncated(name)
+    if known is not None and name not in known:
+        return checked(name, {}, known)
+    if _ends_in_string(stripped):
+        # The closer sat inside a string ("<|call|>" in an argument): what follows
+        # it is lost, so completing the string would run a different call.
+        return failure_found(name, Failure("invalid_json", "the arguments end inside a string"))
+    fixed = repair(stripped)
+    if isinstance(fixed, Repaired) and isinstance(fixed.value, dict):
+        found = checked(name, fixed.value, known)
+        if found.problem is None:
+            found.repaired = fixed.notes
+        return found
+    return failure_found(name, fixed if isinstance(fixed, Failure) else value)
+
+
+def _ends_in_string(text: str) -> bool:
+    """Whether a JSON object's text ends inside one of its strings (linear)."""
+    scanner = ValueScanner(())
+    status, _ = scanner.scan(text, 0, True)
+    return status != CLOSED and scanner.in_string
+
+
+def _unfence(text: str) -> str:
+    """The JSON inside a V3 code fence (```json ... ```), or ``text`` as it is."""
+    stripped = text.strip()
+    if not stripped.startswith("```"):
+        return text
+    m = _FENCE_OPEN.match(stripped)
+    inner = stripped[m.end() :] if m else stripped[3:]
+    inner = inner.rstrip()
+    if inner.endswith("```"):
+        inner = inner[:-3]
+    return inner
+
+
+def good_name(name: str) -> bool:
+    return 0 < len(name) <= _NAME_MAX and _BAD_NAME.search(name) is None
+
+
+def _placeholder(name: str) -> bool:
+    """``$FUNCTION_NAME``, ``{func_name}``: the template's instructions echoed."""
+    return name.startswith("$") or "{" in name
+
+
+# ---------------------------------------------------------------- V3 / V3.1 call bodies
+
+
+def _one_call(text: str, closed: bool, known: Collection[str] | None) -> Found | None:
+    sep = SEP.search(text, 0, min(len(text), _NAME_MAX + 64))
+    if sep is None:
+        # Only a later piece can lack the separator (the head saw the first one's).
+        return None if closed else truncated(None)
+    before = text[: sep.start()].strip()
+    after = text[sep.end() :]
+    rest = after.lstrip()
+    if before == "function" and rest and not rest.startswith("{"):
+        # V3: function<sep>NAME, then the arguments (usually in a ```json fence).
+        cut = len(rest)
+        for mark in ("\n", "```", "{"):
+            at = rest.find(mark, 0, _NAME_MAX + 1)
+            if at >= 0:
+                cut = min(cut, at)
+        name = rest[:cut].strip()
+        args = rest[cut:]
+    else:
+        name, args = before, after
+    if not good_name(name):
+        return None if closed or name else truncated(None)
+    return json_call(name, _unfence(args), known, closed=closed)
+
+
+def decode_call_body(body: Body) -> list[Found] | None:
+    """One ``tool_call_begin`` body: ``NAME<sep>{json}`` or ``function<sep>NAME`` + fence.
+
+    A body that runs into a further call opener (a forgotten ``tool_call_end``) holds
+    several calls; each is read on its own.
+    """
+    pieces: list[str] = []
+    start = 0
+    for m in CALL_BEGIN.finditer(body.text):
+        pieces.append(body.text[start : m.start()])
+        start = m.end()
+    pieces.append(body.text[start:])
+    found: list[Found] = []
+    for i, piece in enumerate(pieces):
+        last = i == len(pieces) - 1
+        call = _one_call(piece, body.closed or not last, body.known)
+        if call is None:
+            if i == 0:
+                return None
+            continue
+        found.append(call)
+    return found or None
+
+
+# ---------------------------------------------------------------- V3.2 DSML
+
+_DSML = r"(?:｜DSML｜|\|DSML\|)"
+_INVOKE = re.compile(r"<" + _DSML + r"invoke\s+name=\"([^\"<>]{1,200})\"\s*>")
+_INVOKE_END = re.compile(r"</" + _DSML + r"?invoke>")
+_PARAM = re.compile(
+    r"<" + _DSML + r"?parameter\s+name=\"([^\"<>]{1,200})\"(?:\s+string=\"([^\"<>]{0,16})\")?\s*>"
+)
+_PARAM_END = re.compile(r"</" + _DSML + r"?parameter>")
+_WS = re.compile(r"\s*")
+
+
+def _dsml_value(raw: str, string: str | None, prop: Mapping[str, Any]) -> Any:
+    if string == "false":
+        value = decode(raw.strip())
+        if not isinstance(value, Failure):
+            return value
+    return typed(unframe(raw), prop)
+
+
+def _invoke_args(
+    name: str, inner: str, schemas: Mapping[str, Mapping[str, Any]], known: Collection[str] | None
+) -> Found:
+    """The arguments of one invoke: DSML parameters, or a JSON object written directly."""
+    stripped = inner.strip()
+    if stripped.startswith("{"):
+        return json_call(name, stripped, known, closed=True)
+    schema = schemas.get(name)
+    args: dict[str, Any] = {}
+    opens, closes = Ahead(_PARAM, inner), Ahead(_PARAM_END, inner)
+    pos = 0
+    n = len(inner)
+    while pos < n:
+        m = opens.after(pos)
+        if m is None:
+            break
+        key, string = m.group(1), m.group(2)
+        end = closes.after(m.end())
+        nxt = opens.after(m.end())
+        if end is None or (nxt is not None and nxt.start() < end.start()):
+            # A forgotten closing tag: the value runs to the next parameter.
+            stop = nxt.start() if nxt else n
+            raw, pos = inner[m.end() : stop], stop
+        else:
+            raw, pos = inner[m.end() : end.start()], end.end()
+        if key in args:
+            return Found(name, {}, ("duplicate_key", messages.duplicate_key(name, key)))
+        args[key] = _dsml_value(raw, string, schema_property(schema, key))
+    return checked(name, args, known)
+
+
+def decode_dsml(body: Body) -> list[Found] | None:
+    """A ``function_calls`` block (or one bare invoke): its invokes, in order."""
+    text = body.text
+    found: list[Found] = []
+    opens, closes = Ahead(_INVOKE, text), Ahead(_INVOKE_END, text)
+    pos = 0
+    n = len(text)
+    while pos < n:
+        m = opens.after(pos)
+        if m is None:
+            break
+        name = m.group(1).strip()
+        end = closes.after(m.end())
+        nxt = opens.after(m.end())
+        if end is None or (nxt is not None and nxt.start() < end.start()):
+            if nxt is None and not body.closed:
+                found.append(truncated(name))
+                return found
+            stop = nxt.start() if nxt else n
+            inner, pos = text[m.end() : stop], stop
+        else:
+            inner, pos = text[m.end() : end.start()], end.end()
+        if _placeholder(name):
+            continue
+        found.append(_invoke_args(name, inner, body.schemas, body.known))
+    if found:
+        return found
+    # The head saw an invoke start: an output that ends before its name closes is cut.
+    return None if body.closed else [truncated(None)]
+
+
+_INVOKE_HEAD = re.compile(r"\s*<" + _DSML + r"invoke\s+name=\"")
+# A parameter, a JSON object or the end tag must follow the bare invoke's name.
+_BARE_INVOKE_HEAD = re.compile(
+    r"name=\"[^\"<>]{1,200}+\"\s*+>\s*+(?:<" + _DSML + r"?parameter\s|</" + _DSML + r"?invoke>|\{)"
+)
+# A name (or "function") without spaces, then the separator: "<|tool_sep|> and" is prose.
+_ASCII_HEAD = re.compile(r"\n?[^\s<>]{1,200}+<[｜|]tool[▁_]sep[｜|]>")
+
+DSML = Section(
+    "deepseek_dsml",
+    "<｜DSML｜function_calls>",
+    ("</｜DSML｜function_calls>", "</|DSML|function_calls>"),
+    decode_dsml,
+    head=_INVOKE_HEAD,
+)
+DSML_ASCII = Section(
+    "deepseek_dsml_ascii",
+    "<|DSML|function_calls>",
+    ("</|DSML|function_calls>", "</｜DSML｜function_calls>"),
+    decode_dsml,
+    head=_INVOKE_HEAD,
+)
+
+
+def _bare_invoke(opener: str, closer: str) -> Decoder:
+    def read(body: Body) -> list[Found] | None:
+        text = opener + body.text + (closer if body.closed else "")
+        return decode_dsml(Body(text, body.closed, body.known, body.schemas))
+
+    return read
+
+
+# An invoke written without its function_calls wrapper (sglang accepts it when streaming).
+DSML_INVOKE = Section(
+    "deepseek_dsml_invoke",
+    "<｜DSML｜invoke ",
+    ("</｜DSML｜invoke>", "</|DSML|invoke>"),
+    _bare_invoke("<｜DSML｜invoke ", "</｜DSML｜invoke>"),
+    head=_BARE_INVOKE_HEAD,
+)
+DSML_INVOKE_ASCII = Section(
+    "deepseek_dsml_invoke_ascii",
+    "<|DSML|invoke ",
+    ("</|DSML|invoke>", "</｜DSML｜invoke>"),
+    _bare_invoke("<|DSML|invoke ", "</|DSML|invoke>"),
+    head=_BARE_INVOKE_HEAD,
+)
+
+
+# V3 / V3.1 markers with ASCII bars and "▁" (the "_" spelling of the opener is Kimi's
+# <|tool_call_begin|>, read by kimi.ASCII_CALL with this module's decode_call_body).
+ASCII_CALL = Section(
+    "deepseek_ascii",
+    "<|tool▁call▁begin|>",
+    ("<|tool▁call▁end|>", "<|tool_call_end|>", "<|tool▁calls▁end|>", "<|tool_calls_end|>"),
+    decode_call_body,
+    head=_ASCII_HEAD,
+    json_strings=True,
+)
+# V3's fullwidth call, read by the streaming JSON block (a closer inside an argument
+# string stays content there): ``name<｜tool▁sep｜>{...}`` or V3's
+# ``function<｜tool▁sep｜>name\n```json ...```.
+DEEPSEEK = Dialect(
+    "deepseek",
+    "<｜tool▁call▁begin｜>",
+    ("<｜tool▁call▁end｜>",),
+    name_prefix=True,
+    name_required=True,
+    multi=False,
+)
+
+# Section wrappers and the end-of-sentence token: template markup, never prose.
+MARKUP = (
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁calls▁end｜>",
+    "<|tool▁calls▁begin|>",
+    "<|tool▁calls▁end|>",
+    "<|tool_calls_begin|>",
+    "<|tool_calls_end|>",
+    "<｜end▁of▁sentence｜>",
+    "<|end▁of▁sentence|>",
+)
+
+FAMILY = Family(
+    key="deepseek",
+    source=SOURCE,
+    dialects=(DEEPSEEK,),
+    sections=(ASCII_CALL, DSML, DSML_ASCII, DSML_INVOKE, DSML_INVOKE_ASCII),
+    # V3.1 and V3.2 think in <think>...</think>, which the think family reads.
+    markup=MARKUP,
+)

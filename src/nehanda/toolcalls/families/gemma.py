@@ -1,0 +1,344 @@
+"""Gemma: Gemma 3's ``tool_code`` fence, Gemma 4's ``call:NAME{...}``, FunctionGemma's.
+
+- Gemma 3 (prompted function calling) writes a ```` ```tool_code ```` fence holding
+  ``NAME(k="v")`` or ``print(NAME(k="v"))``, Gemini-style ``default_api.NAME`` too; the
+  body is read as pythonic calls (``nehanda.toolcalls.pythonic``), or as a JSON call.
+- Gemma 4: ``<|tool_call>call:NAME{k:<|"|>v<|"|>,n:1,flag:true}<tool_call|>``; the chat
+  template (llama.cpp ``models/templates/gemma4.jinja``) writes bare keys, strings between
+  ``<|"|>`` marks (raw: no escapes), numbers and booleans bare, objects and arrays nested.
+  vLLM (``vllm/tool_parsers/gemma4_tool_parser.py``, ``gemma4_utils.py`` and
+  ``tests/tool_parsers/test_gemma4_regex_and_bare_calls.py``) also takes ``<turn|>`` as the
+  closer, a stray ``:`` after the opener, and a bare ``call:NAME{...}`` with no opener.
+  Reasoning sits in ``<|channel>thought ... <channel|>``.
+- FunctionGemma: ``<start_function_call>call:NAME{k:<escape>v<escape>}<end_function_call>``
+  (vLLM ``functiongemma_tool_parser.py``), every value usually quoted.
+
+Typing: a top-level value the tool's schema types (integer, number, boolean, ...) is
+converted from its text as raw-text dialects are (FunctionGemma quotes numbers); with no
+schema type, a quoted value stays a string and a bare one is read as true/false/null or
+a number where it is one, else kept as text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from nehanda.toolcalls import pythonic
+from nehanda.toolcalls.family import Body, Family, Section, StartForm, refuse_unless_led_by
+from nehanda.toolcalls.jsonvalue import Failure, decode
+from nehanda.toolcalls.rawargs import truncated
+from nehanda.toolcalls.shapes import Found, calls_in, checked, failure_found
+from nehanda.toolcalls.xmlcalls import schema_property, typed
+
+GEMMA4_QUOTE = '<|"|>'
+FUNCTIONGEMMA_QUOTE = "<escape>"
+MAX_DEPTH = 64
+
+_NAME = re.compile(r"[\w.\-]{1,256}")
+_WS = re.compile(r"\s*")
+_BARE_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_BARE_WORDS: dict[str, Any] = {
+    "true": True,
+    "false": False,
+    "True": True,
+    "False": False,
+    "null": None,
+    "None": None,
+    "none": None,
+    "nil": None,
+}
+# Tokens that may sit between or after calls in a body read to the end of the output.
+_BETWEEN = ("<|tool_call>", "<tool_call|>", "<turn|>", "<|tool_response>", "<eos>")
+
+HEAD_GEMMA4 = re.compile(r"\s*:?\s*call:\s*[\w.\-]{1,256}\s*\{")
+HEAD_FUNCTIONGEMMA = re.compile(r"\s*call:\s*[\w.\-]{1,256}\s*\{")
+BARE_CALL = re.compile(r"call:[\w.\-]{1,256}\{")
+
+
+class _Bad(Exception):
+    def __init__(self, detail: str, kind: str = "invalid_json") -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.kind = kind
+
+
+class _Cut(Exception):
+    pass
+
+
+class _Args:
+    """Reads Gemma's ``{key:value,...}`` with ``quote`` as the string mark."""
+
+    def __init__(self, text: str, quote: str) -> None:
+        self.text = text
+        self.n = len(text)
+        self.quote = quote
+
+    def ws(self, i: int) -> int:
+        return _WS.match(self.text, i).end()  # type: ignore[union-attr]
+
+    def string(self, i: int) -> tuple[str, int]:
+        """The quoted text at ``i`` (which starts with the mark) and the index after it."""
+        start = i + len(self.quote)
+        end = self.text.find(self.quote, start)
+        if end < 0:
+            raise _Cut
+        return self.text[start:end], end + len(self.quote)
+
+    def bare(self, i: int, stops: str) -> tuple[str, int]:
+        """Unquoted text up to one of ``stops`` (or a quote mark), stripped."""
+        j = i
+        text = self.text
+        while j < self.n and text[j] not in stops and not text.startswith(self.quote, j):
+            j += 1
+        if j >= self.n:
+            raise _Cut
+        return text[i:j].strip(), j
+
+    def object(
+        self, i: int, depth: int, schema: Mapping[str, Any] | None = None
+    ) -> tuple[dict[str, Any], int]:
+        """The object whose "{" is at ``i``; top-level values typed by ``schema``."""
+        if depth >= MAX_DEPTH:
+            raise _Bad("the value is nested too deeply")
+        text = self.text
+        out: dict[str, Any] = {}
+        i = self.ws(i + 1)
+        while True:
+            if i >= self.n:
+                raise _Cut
+            if text[i] == "}":
+                return out, i + 1
+            if text.startswith(self.quote, i):
+                key, i = self.string(i)
+                i = self.ws(i)
+            else:
+                key, i = self.bare(i, ":{}[],")
+            if i >= self.n:
+                raise _Cut
+            if text[i] != ":" or not key:
+                raise _Bad(f"expected key:value, found {text[i]!r}")
+            if key in out:
+                raise _Bad(key, "duplicate_key")
+            value, i = self.value(self.ws(i + 1), depth, schema, key)
+            out[key] = value
+            i = self.ws(i)
+            if i >= self.n:
+                raise _Cut
+            if text[i] == ",":
+                i = self.ws(i + 1)
+            elif text[i] != "}":
+                raise _Bad(f"unexpected {text[i]!r} after the value of {key!r}")
+
+    def array(self, i: int, depth: int) -> tuple[list[Any], int]:
+        if depth >= MAX_DEPTH:
+            raise _Bad("the value is nested too deeply")
+        text = self.text
+        out: list[Any] = []
+        i = self.ws(i + 1)
+        while True:
+            if i >= self.n:
+                raise _Cut
+            if text[i] == "]":
+                return out, i + 1
+            value, i = self.value(i, depth, None, None)
+            out.append(value)
+            i = self.ws(i)
+            if i >= self.n:
+                raise _Cut
+            if text[i] == ",":
+                i = self.ws(i + 1)
+            elif text[i] != "]":
+                raise _Bad(f"unexpected {text[i]!r} in an array")
+
+    def value(
+        self, i: int, depth: int, schema: Mapping[str, Any] | None, key: str | None
+    ) -> tuple[Any, int]:
+        if i >= self.n:
+            raise _Cut
+        text = self.text
+        prop = schema_property(schema, key) if schema is not None and key is not None else {}
+        declared = any(k in prop for k in ("type", "anyOf", "oneOf"))
+        if text.startswith(self.quote, i):
+            raw, j = self.string(i)
+            return (typed(raw, prop) if declared else raw), j
+        if text[i] == "{":
+            return self.object(i, depth + 1)
+        if text[i] == "[":
+            return self.array(i, depth + 1)
+        raw, j = self.bare(i, ",}]")
+        if not raw and key is None:
+            raise _Bad("a missing value in an array")
+        # "key:" with nothing after it is an empty string, as vLLM reads it.
+        if declared:
+            value = typed(raw, prop)
+            if not isinstance(value, str) or _says_string(prop):
+                return value, j
+        return _bare_value(raw), j
+
+
+def _says_string(prop: Mapping[str, Any]) -> bool:
+    """Whether the schema allows a string: then unquoted text is kept as written."""
+    declared = prop.get("type")
+    if declared == "string" or (isinstance(declared, list) and "string" in declared):
+        return True
+    options = [*(prop.get("anyOf") or ()), *(prop.get("oneOf") or ())]
+    return any(isinstance(o, Mapping) and _says_string(o) for o in options)
+
+
+def _bare_value(raw: str) -> Any:
+    if raw in _BARE_WORDS:
+        return _BARE_WORDS[raw]
+    if _BARE_NUMBER.fullmatch(raw):
+        if any(c in raw for c in ".eE"):
+            number = float(raw)
+            return number if number not in (float("inf"), float("-inf")) else raw
+        try:
+            return int(raw)
+        except ValueError:  # more digits than the interpreter converts
+            return raw
+    return raw
+
+
+def read_calls(
+    text: str,
+    quote: str,
+    known: Collection[str] | None,
+    schemas: Mapping[str, Mapping[str, Any]],
+    *,
+    closed: bool,
+    between: tuple[str, ...] = (),
+) -> list[Found] | None:
+    """The ``call:NAME{...}`` calls at the start of ``text``; None if it holds none.
+
+    ``closed``: a closer ended the text, so an unfinished call is malformed rather than
+    cut off by the end of the output. ``between``: tokens skipped between calls.
+    """
+    out: list[Found] = []
+    reader = _Args(text, quote)
+    i = reader.ws(0)
+    if text.startswith(":", i):  # "<|tool_call>:call:..." (vLLM's test)
+        i = reader.ws(i + 1)
+    while text.startswith("call:", i):
+        m = _NAME.match(text, reader.ws(i + 5))
+        if m is None:
+            break
+        name = m.group()
+        j = reader.ws(m.end())
+        if j >= len(text):
+            out.append(truncated(name) if not closed else _unfinished(name))
+            return out
+        if text[j] != "{":
+            break
+        try:
+            args, i = reader.object(j, 0, schemas.get(name, {}))
+        except _Cut:
+            out.append(truncated(name) if not closed else _unfinished(name))
+            return out
+        except _Bad as bad:
+            # Where this call ends is unknown: nothing after it is read.
+            out.append(failure_found(name, Failure(bad.kind, bad.detail)))
+            break
+        except (RecursionError, MemoryError):  # pragma: no cover - depth is capped
+            out.append(failure_found(name, Failure("invalid_json", "unreadable")))
+            break
+        out.append(checked(name, args, known))
+        i = _skip_between(text, reader.ws(i), between)
+    # "<|tool_call>call:NAME{...}<tool_call|>" in prose: a malformed call to no tool.
+    return pythonic.mentions_dropped(out, known) if out else None
+
+
+def _unfinished(name: str) -> Found:
+    return failure_found(name, Failure("invalid_json", "the call is not finished"))
+
+
+def _skip_between(text: str, i: int, tokens: tuple[str, ...]) -> int:
+    moved = True
+    while moved:
+        moved = False
+        for token in tokens:
+            if text.startswith(token, i):
+                i = _WS.match(text, i + len(token)).end()  # type: ignore[union-attr]
+                moved = True
+    return i
+
+
+def decode_gemma4(body: Body) -> list[Found] | None:
+    """``<|tool_call>`` ... ``<tool_call|>`` (or ``<turn|>``)."""
+    return read_calls(
+        body.text, GEMMA4_QUOTE, body.known, body.schemas, closed=body.closed, between=_BETWEEN
+    )
+
+
+def decode_gemma4_bare(body: Body) -> list[Found] | None:
+    """A message that starts with ``call:NAME{``: read to the end of the output."""
+    return read_calls(
+        body.text, GEMMA4_QUOTE, body.known, body.schemas, closed=False, between=_BETWEEN
+    )
+
+
+def decode_functiongemma(body: Body) -> list[Found] | None:
+    """``<start_function_call>`` ... ``<end_function_call>``."""
+    return read_calls(body.text, FUNCTIONGEMMA_QUOTE, body.known, body.schemas, closed=body.closed)
+
+
+def _drop_namespace(name: str) -> str:
+    return name.removeprefix("default_api.")
+
+
+def decode_tool_code(body: Body) -> list[Found] | None:
+    """A ```` ```tool_code ```` fence: pythonic calls (``print(...)`` unwrapped), or JSON.
+
+    The body starts with the fence's language word, which is skipped.
+    """
+    text = body.text.lstrip(" \t")
+    text = text.removeprefix("tool_code")
+    found = pythonic.decode_message(
+        text,
+        body.known,
+        require_list=False,
+        closed=body.closed,
+        unwrap=("print",),
+        rename=_drop_namespace,
+    )
+    if found is not None:
+        return found
+    text = text.strip()
+    if not text.startswith("{"):
+        return None
+    value = decode(text)
+    if isinstance(value, Failure):
+        return None
+    return calls_in(value, body.known, loose=False)
+
+
+FAMILY = Family(
+    key="gemma",
+    source="vllm-project/vllm vllm/tool_parsers/gemma4_tool_parser.py",
+    sections=(
+        Section(
+            "gemma4",
+            "<|tool_call>",
+            ("<tool_call|>", "<turn|>"),
+            decode_gemma4,
+            HEAD_GEMMA4,
+            protect=((GEMMA4_QUOTE, GEMMA4_QUOTE),),
+        ),
+        Section(
+            "functiongemma",
+            "<start_function_call>",
+            ("<end_function_call>",),
+            decode_functiongemma,
+            HEAD_FUNCTIONGEMMA,
+            protect=((FUNCTIONGEMMA_QUOTE, FUNCTIONGEMMA_QUOTE),),
+        ),
+    ),
+    starts=(
+        StartForm("gemma4_bare", BARE_CALL, decode_gemma4_bare, "c", refuse_unless_led_by("call:")),
+    ),
+    fences=(("tool_code", decode_tool_code),),
+    reasoning=(("<|channel>", "<channel|>"),),
+    markup=("<turn|>", "<tool_call|>", "<|tool_response>", "<start_function_response>"),
+)

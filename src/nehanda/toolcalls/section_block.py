@@ -1,0 +1,195 @@
+"""A whole-body block: a ``Section`` or a message-start form, read to its end, then decoded.
+
+The scanner has already checked the section's ``head`` (see ``pick_section``). The
+block collects the body up to the first closer outside a protected span (or a JSON
+string, for a section that says so), holding back only a possible partial marker at
+a chunk's end, and hands the finished ``Body`` to the family's decoder once. Work is
+linear in the body: each character is searched once.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Collection, Mapping
+from typing import Any, Literal
+
+from nehanda.toolcalls.family import START_WINDOW, Body, Section, StartForm
+from nehanda.toolcalls.shapes import Found
+
+RUNNING, DONE, REJECTED = 0, 1, 2
+_STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.S)
+HEAD_WINDOW = 256
+
+
+class SectionBlock:
+    """Driven by the scanner like ``Block``: ``step`` until ``status`` leaves RUNNING."""
+
+    def __init__(
+        self,
+        section: Section,
+        opener: str,
+        ctx: int,
+        known: Collection[str] | None,
+        schemas: Mapping[str, Mapping[str, Any]],
+    ) -> None:
+        self.section = section
+        self.ctx = ctx
+        self.known = known
+        self.schemas = schemas
+        self.raw: list[str] = [opener]
+        self.found: list[Found] = []
+        self.status = RUNNING
+        self.unclosed = False
+        self.fence_after = False
+        self.leftover = ""
+        self._body: list[str] = []
+        self._protect_end: str | None = None
+        self._in_string = False
+        self._marks = _marks(section)
+
+    def step(self, buf: str, pos: int, final: bool) -> int:
+        """Consume what can be decided from ``buf[pos:]``; returns the new position."""
+        n = len(buf)
+        while pos < n:
+            if self._in_string:
+                end = _STRING_BODY.match(buf, pos).end()  # type: ignore[union-attr]
+                if end >= n or buf[end] == "\\":  # the string or an escape goes on
+                    return self._keep(buf, pos, end, final)
+                self._take(buf, pos, end + 1)
+                self._in_string = False
+                pos = end + 1
+                continue
+            if self._protect_end is not None:
+                at = buf.find(self._protect_end, pos)
+                if at < 0:
+                    return self._keep(buf, pos, n - len(self._protect_end) + 1, final)
+                end = at + len(self._protect_end)
+                self._take(buf, pos, end)
+                self._protect_end = None
+                pos = end
+                continue
+            m = self._marks.pattern.search(buf, pos)
+            if m is None:
+                return self._keep(buf, pos, self._marks.safe(buf, pos), final)
+            mark = m.group()
+            if mark == '"':
+                self._take(buf, pos, m.end())
+                self._in_string = True
+                pos = m.end()
+                continue
+            protect_end = self._marks.protect.get(mark)
+            if protect_end is not None:
+                self._take(buf, pos, m.end())
+                self._protect_end = protect_end
+                pos = m.end()
+                continue
+            self._take(buf, pos, m.start())
+            self.raw.append(mark)
+            self._finish(closed=True)
+            return m.end()
+        if final:
+            self._finish(closed=not self.section.closers)
+        return pos
+
+    def _keep(self, buf: str, pos: int, safe: int, final: bool) -> int:
+        """Consume up to ``safe`` (all of it at the end), keeping a partial marker."""
+        n = len(buf)
+        upto = n if final else max(pos, min(safe, n))
+        self._take(buf, pos, upto)
+        if final:
+            self._finish(closed=not self.section.closers)
+        return upto
+
+    def _take(self, buf: str, start: int, end: int) -> None:
+        if end > start:
+            piece = buf[start:end]
+            self.raw.append(piece)
+            self._body.append(piece)
+
+    def _finish(self, *, closed: bool) -> None:
+        body = Body("".join(self._body), closed, self.known, self.schemas)
+        found = self.section.decode(body)
+        if found is None:
+            self.status = REJECTED
+            return
+        self.found = found
+        self.unclosed = not closed
+        self.status = DONE
+
+
+class _Marks:
+    """The closers and protected-span starts of one section, found with one regex."""
+
+    def __init__(self, section: Section) -> None:
+        self.protect = dict(section.protect)
+        quote = ('"',) if section.json_strings else ()
+        words = sorted({*section.closers, *self.protect, *quote}, key=lambda w: (-len(w), w))
+        self.pattern = re.compile("|".join(map(re.escape, words)) if words else r"(?!)")
+        self.longest = max((len(w) for w in words), default=1)
+        self.firsts = {w[0] for w in words}
+        self.prefixes = frozenset(w[:i] for w in words for i in range(1, len(w)))
+
+    def safe(self, buf: str, pos: int) -> int:
+        """How far ``buf`` may be consumed without cutting a marker the next chunk ends."""
+        n = len(buf)
+        for k in range(max(pos, n - self.longest + 1), n):
+            if buf[k] in self.firsts and buf[k:] in self.prefixes:
+                return k
+        return n
+
+
+_MARKS: dict[Section, _Marks] = {}
+
+
+def _marks(section: Section) -> _Marks:
+    marks = _MARKS.get(section)
+    if marks is None:
+        marks = _MARKS[section] = _Marks(section)
+    return marks
+
+
+def pick_section(
+    sections: tuple[Section, ...], buf: str, end: int, final: bool
+) -> Section | Literal[True] | None:
+    """Which section the opener ending at ``end`` starts: None if none, True while undecided.
+
+    Sections are tried in order; a later one wins only once every earlier one is
+    ruled out, so the answer never depends on where a chunk ended.
+    """
+    limit = min(len(buf), end + HEAD_WINDOW)
+    undecided = False
+    for section in sections:
+        head = section.head
+        if head is None or head.match(buf, end, limit):
+            return True if undecided else section
+        if final or len(buf) - end >= HEAD_WINDOW:
+            continue
+        refuse = section.refuse
+        if refuse is None or not refuse.match(buf, end, limit):
+            undecided = True
+    return True if undecided else None
+
+
+def pick_start(
+    forms: tuple[StartForm, ...], buf: str, pos: int, final: bool
+) -> StartForm | Literal[True] | None:
+    """The message-start form at ``pos``: None if none, True while undecided (see above)."""
+    limit = min(len(buf), pos + START_WINDOW)
+    full = final or len(buf) - pos >= START_WINDOW
+    first = buf[pos : pos + 1]
+    undecided = False
+    for form in forms:
+        if form.pattern.match(buf, pos, limit):
+            return True if undecided else form
+        if full or first not in form.firsts:
+            continue
+        if form.refuse is None or not form.refuse.match(buf, pos, limit):
+            undecided = True
+    return True if undecided else None
+
+
+@functools.cache
+def start_section(form: StartForm) -> Section:
+    """A message-start form read as a section with no closer: the rest of the output."""
+    return Section(form.key, "", (), form.decode)
