@@ -13,6 +13,16 @@ import nehanda
 
 # Each import, in a fresh interpreter, and the packages it must not load.
 LAYERS = {
+    "nehanda.toolcalls": (
+        "fs",
+        "config",
+        "providers",
+        "tools",
+        "permissions",
+        "ui",
+        "engine",
+        "cli",
+    ),
     "nehanda.providers.openai_compat": ("tools", "permissions", "ui", "engine", "cli"),
     "nehanda.providers.ollama": ("tools", "permissions", "ui", "engine", "cli"),
     "nehanda.providers.anthropic": ("tools", "permissions", "ui", "engine", "cli"),

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from toolcall_render import KNOWN, SCHEMAS, feed_in_pieces, summary
 
 from nehanda.toolcalls import parse_tool_calls
 from nehanda.toolcalls.parse import collect
 from nehanda.toolcalls.registry import FULL, grammar
+from toolcalls.toolcall_render import KNOWN, SCHEMAS, feed_in_pieces, summary
 
 WORDS = sorted(grammar(FULL).plain.words)
 BODY_PIECES = [

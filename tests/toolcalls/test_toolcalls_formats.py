@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from toolcall_render import FORMATS, calls_of, kinds, parse, render, streamed
 
 from nehanda.toolcalls import parse_manual_tool_calls, parse_xml_tool_calls
+from toolcalls.toolcall_render import FORMATS, calls_of, kinds, parse, render, streamed
 
 READ_ARGS = {"file_path": "/src/app.py"}
 

@@ -10,10 +10,10 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from toolcall_render import KNOWN, SCHEMAS, SNIPPETS
 
 from nehanda.events import TextDelta, ToolCallProblem, ToolUseEnd
 from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
+from toolcalls.toolcall_render import KNOWN, SCHEMAS, SNIPPETS
 
 # -- never raises, always quick -------------------------------------------------
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from toolcall_render import calls_of, kinds, parse, streamed
+
+from toolcalls.toolcall_render import calls_of, kinds, parse, streamed
 
 CALL = '[TOOL_CALL]{"name": "Read", "arguments": {"file_path": "a"}}[/TOOL_CALL]'
 READ_A = ("Read", {"file_path": "a"})

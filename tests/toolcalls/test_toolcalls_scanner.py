@@ -7,16 +7,6 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from toolcall_render import (
-    FORMATS,
-    KNOWN,
-    SCHEMAS,
-    SNIPPETS,
-    TRICKY,
-    feed_in_pieces,
-    render,
-    summary,
-)
 
 from nehanda.events import (
     ReasoningDelta,
@@ -28,6 +18,16 @@ from nehanda.events import (
 )
 from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
 from nehanda.toolcalls.parse import collect
+from toolcalls.toolcall_render import (
+    FORMATS,
+    KNOWN,
+    SCHEMAS,
+    SNIPPETS,
+    TRICKY,
+    feed_in_pieces,
+    render,
+    summary,
+)
 
 CALL = '[TOOL_CALL]{"name": "Read", "arguments": {"file_path": "a"}}[/TOOL_CALL]'
 

@@ -130,7 +130,7 @@ def feed_in_pieces(
     known: Iterable[str] = KNOWN,
     schemas: dict[str, dict[str, Any]] | None = None,
 ) -> list[StreamEvent]:
-    scanner = ToolCallScanner(known, schemas)
+    scanner = ToolCallScanner(frozenset(known), schemas)
     events: list[StreamEvent] = []
     start = 0
     for cut in sorted({c for c in cuts if 0 < c < len(text)}):

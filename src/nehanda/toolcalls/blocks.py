@@ -84,7 +84,6 @@ class Block:
         self.raw: list[str] = [opener]
         self.found: list[Found] = []
         self.status = RUNNING
-        self.closed = False
         self.unclosed = False
         self.fence_after = False
         self.leftover = ""
@@ -189,7 +188,6 @@ class Block:
             return at
         closer = next(c for c in self.dialect.closers if buf.startswith(c, at))
         self.raw.append(closer)
-        self.closed = True
         self._done()
         return at + len(closer)
 
@@ -216,7 +214,6 @@ class Block:
         self.raw += [text[:at], closer]
         self.chunks, self.value = [], None
         self._settle(Failure("invalid_json", "unbalanced quotes or brackets"), text[:at])
-        self.closed = True
         self._done()
         self.leftover = text[at + len(closer) :]
         return True
@@ -345,7 +342,6 @@ class Block:
         closer = next((c for c in self.dialect.closers if spill.startswith(c, at)), None)
         if closer is not None:
             self.raw.append(spill[: at + len(closer)])
-            self.closed = True
             spill = spill[at + len(closer) :]
         self._done()
         self.leftover = spill
@@ -369,7 +365,6 @@ class Block:
             closer = next((c for c in self.dialect.closers if buf.startswith(c, i)), None)
             if closer is not None:
                 self.raw.append(buf[pos : i + len(closer)])
-                self.closed = True
                 self._done()
                 return i + len(closer)
             nxt = self._next_value(buf, pos, i, final)

@@ -15,13 +15,14 @@ models echo); nehanda's own [TOOL_CALL] prompt (src/nehanda/toolcalls/prompt.py)
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from nehanda.toolcalls.arrays import read_array
 from nehanda.toolcalls.families import hermes, llama, tool_call
 from nehanda.toolcalls.schema_echo import is_schema_echo
-from nehanda.toolcalls.shapes import calls_in, unwrap_tool_calls
+from nehanda.toolcalls.shapes import Found, calls_in, unwrap_tool_calls
 from toolcalls.dialects.family_checks import LS, READ, Calls, body, check, found_calls, no_call
 from toolcalls.toolcall_render import SCHEMAS
 
@@ -412,7 +413,7 @@ def test_unwrap_tool_calls() -> None:
     assert calls is not None and [(c.name, c.args) for c in calls] == [("Read", READ)]
     message = {"role": "assistant", "content": None, "tool_calls": [json.loads(R)]}
     assert unwrap_tool_calls(message) == [json.loads(R)]
-    for value in (
+    values: tuple[Any, ...] = (
         {"tool_calls": []},
         {"tool_calls": "x"},
         {"tool_calls": [1], "extra": 2},
@@ -420,13 +421,14 @@ def test_unwrap_tool_calls() -> None:
         {"content": "hi", "tool_calls": [json.loads(R)]},
         [json.loads(R)],
         "text",
-    ):
+    )
+    for value in values:
         assert unwrap_tool_calls(value) == value
 
 
 def test_read_array_helper() -> None:
-    def shape(value: object) -> list[object] | None:
-        return calls_in(value, frozenset({"Read", "Bash"}))  # type: ignore[return-value]
+    def shape(value: Any) -> list[Found] | None:
+        return calls_in(value, frozenset({"Read", "Bash"}))
 
     whole = read_array(f"[{R}] tail", 0, None, shape, name_of=lambda t: None)
     assert found_calls(whole.found) == [("Read", READ)] and whole.end == len(f"[{R}]")
