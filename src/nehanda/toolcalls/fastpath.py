@@ -14,12 +14,14 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from nehanda.toolcalls.dialects import FENCE_MARK
 from nehanda.toolcalls.families.hermes import HERMES
 from nehanda.toolcalls.families.tool_call import TOOL_CALL
 from nehanda.toolcalls.family import START_WINDOW
+from nehanda.toolcalls.inline_code import inline_code_end
 from nehanda.toolcalls.jsonvalue import DECODER
 from nehanda.toolcalls.prelude import WEAK_GATE
-from nehanda.toolcalls.registry import FULL, LINE_STARTS, grammar
+from nehanda.toolcalls.registry import FULL, LINE_STARTS, TICK, grammar
 from nehanda.toolcalls.schema_echo import is_schema_echo
 from nehanda.toolcalls.shapes import calls_in
 from nehanda.toolcalls.triggers import Finder
@@ -52,6 +54,11 @@ def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str]
                 return None
             m = find(text, start + 1)
             continue
+        if word == TICK or (word == FENCE_MARK and not _at_line_start(text, start)):
+            end = inline_code_end(text, start)
+            assert end is not None  # the whole text is here: always decided
+            m = find(text, end)
+            continue
         closer = _CLOSERS.get(word)
         if closer is None or (start and text[start - 1] == "`"):
             return None
@@ -77,12 +84,16 @@ def _starts_a_form(text: str) -> bool:
     return any(form.pattern.match(text, at, at + START_WINDOW) for form in _STARTS)
 
 
-def _line_value(text: str, at: int) -> bool:
-    """Whether a JSON value may start the line at ``at`` (the scanner then decides)."""
+def _at_line_start(text: str, at: int) -> bool:
     j = at
     while j > 0 and text[j - 1] in " \t":
         j -= 1
-    return (j == 0 or text[j - 1] == "\n") and WEAK_GATE.match(text, at) is not None
+    return j == 0 or text[j - 1] == "\n"
+
+
+def _line_value(text: str, at: int) -> bool:
+    """Whether a JSON value may start the line at ``at`` (the scanner then decides)."""
+    return _at_line_start(text, at) and WEAK_GATE.match(text, at) is not None
 
 
 def _add_calls(value: Any, known: Collection[str], calls: list[ToolUse]) -> bool:

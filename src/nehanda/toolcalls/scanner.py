@@ -48,6 +48,7 @@ from nehanda.events import (
 from nehanda.toolcalls.blocks import REJECTED, RUNNING, Block
 from nehanda.toolcalls.dialects import BARE, FENCE, FENCE_MARK, LINE, Dialect
 from nehanda.toolcalls.family import Section
+from nehanda.toolcalls.inline_code import inline_code_end
 from nehanda.toolcalls.ledger import INITIAL, OUTSIDE, REASONING, CallLedger
 from nehanda.toolcalls.prelude import REJECT, WEAK_GATE, fence_lang, fence_start, gate
 from nehanda.toolcalls.registry import FULL, LINE_STARTS, TICK, Profile, grammar
@@ -60,10 +61,6 @@ _SPACE = re.compile(r"\s*")
 # A character no prelude token, value or partial literal can start with (see prelude).
 _NO_PRELUDE = re.compile(r"[^\s<`\[{\w]|\[[^AC{\s]")
 _NO_NAME = re.compile(r"[<>\n]")  # "<function=" must be followed by a name
-_TICKS = re.compile(r"`+")
-_TICK_OR_LINE_END = re.compile(r"`+|\n")
-_INLINE_LIMIT = 500
-_MAX_TICKS = 16
 
 
 class ToolCallScanner:
@@ -346,31 +343,12 @@ class ToolCallScanner:
         return end
 
     def _inline_code(self, buf: str, i: int, final: bool) -> int | None:
-        """A backtick run mid-line: inline code up to the same run on the same line.
-
-        What inline code holds is a mention, never a call. A run with no partner on
-        its line (within ``_INLINE_LIMIT``) is a literal backtick; the word right
-        after it is still a mention.
-        """
-        run = _TICKS.match(buf, i).end()  # type: ignore[union-attr]
-        if run - i > _MAX_TICKS or (buf[i - 1] if i > 0 else self._prev0) == "`":
-            self._text(buf[i:run])  # a long run (or the rest of one) is literal text
-            return run
-        if run == len(buf) and not final:
+        """A backtick run mid-line: what inline code holds is a mention (``inline_code``)."""
+        end = inline_code_end(buf, i, final=final, before=self._prev0)
+        if end is None:
             return None
-        ticks = buf[i:run]
-        limit = min(len(buf), run + _INLINE_LIMIT)
-        for m in _TICK_OR_LINE_END.finditer(buf, run, limit):
-            if m.group() == "\n":
-                break
-            if m.group() == ticks and (m.end() < len(buf) or final):
-                self._text(buf[i : m.end()])
-                return m.end()
-        else:
-            if not final and limit == len(buf):
-                return None  # the line goes on past this chunk
-        self._text(ticks)
-        return run
+        self._text(buf[i:end])
+        return end
 
     def _line_value(self, token: str, buf: str, i: int, final: bool) -> int | None:
         """``{`` or ``[`` starting a line after prose: a JSON call alone on its line."""

@@ -1,0 +1,40 @@
+"""Where a backtick run mid-line ends what it quotes: inline code is a mention.
+
+A run of one to sixteen backticks opens inline code that ends at the next run of
+the same length on the same line, within 500 characters; what it holds is prose,
+never a call. A run with no partner there (or a longer run, or the rest of one) is
+literal text. The answer depends only on the text, so the streaming scanner and the
+whole-text fast path agree.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TICKS = re.compile(r"`+")
+_TICK_OR_LINE_END = re.compile(r"`+|\n")
+_LIMIT = 500
+_MAX_TICKS = 16
+
+
+def inline_code_end(text: str, at: int, *, final: bool = True, before: str = "") -> int | None:
+    """The end of the span the run at ``at`` starts: after its partner run, or after the
+    run itself when it is literal. None while the text so far cannot tell.
+
+    ``before`` is the character before ``text`` (a chunk's predecessor), if any.
+    """
+    run = _TICKS.match(text, at).end()  # type: ignore[union-attr]
+    if run - at > _MAX_TICKS or (text[at - 1] if at > 0 else before) == "`":
+        return run
+    if run == len(text) and not final:
+        return None
+    ticks = text[at:run]
+    limit = min(len(text), run + _LIMIT)
+    for m in _TICK_OR_LINE_END.finditer(text, run, limit):
+        if m.group() == "\n":
+            return run
+        if m.group() == ticks and (m.end() < len(text) or final):
+            return m.end()
+    if not final and limit == len(text):
+        return None  # the line goes on past this chunk
+    return run
