@@ -5,7 +5,6 @@ path by a server whose tool parser is not set up, and drifted into in rescue mod
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
