@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import json
 import time
 from collections.abc import Callable
@@ -13,6 +12,7 @@ from hypothesis import strategies as st
 
 from nehanda.events import TextDelta, ToolCallProblem, ToolUseEnd
 from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
+from toolcalls.linear import assert_linear
 from toolcalls.toolcall_render import KNOWN, SCHEMAS, SNIPPETS
 
 # -- never raises, always quick -------------------------------------------------
@@ -42,31 +42,6 @@ def test_garbage_never_raises_and_stays_quick(text: str, size: int) -> None:
 
 
 # -- linear, also when streamed -------------------------------------------------
-
-
-def _seconds_per_run(run: Callable[[], object], repeat: int = 1, batches: int = 3) -> float:
-    """Best of ``batches`` batches of ``repeat`` runs, without the collector's pauses."""
-    gc.collect()
-    gc.disable()
-    try:
-        best = float("inf")
-        for _ in range(batches):
-            started = time.perf_counter()
-            for _ in range(repeat):
-                run()
-            best = min(best, (time.perf_counter() - started) / repeat)
-        return best
-    finally:
-        gc.enable()
-
-
-def _runs_for(run: Callable[[], object], at_least: float = 0.02) -> int:
-    """How many runs a batch needs to last ``at_least`` seconds, so that a run of a
-    millisecond is not timed against the clock's and the scheduler's noise."""
-    started = time.perf_counter()
-    run()
-    once = time.perf_counter() - started
-    return max(1, min(200, int(at_least / max(once, 1e-6)) + 1))
 
 
 def _whole(text: str) -> Callable[[], object]:
@@ -129,13 +104,6 @@ def test_time_grows_linearly_with_the_input(shape: str, mode: str) -> None:
     caches, which alone has cost up to twice the linear time on CI machines. A
     quadratic in Python code (a rescan of the buffer per chunk) lands far above it;
     one hidden in C-speed copies costs too little at these sizes to matter or show."""
-    factor, bound = 8, 20.0
     size = 100_000 if mode == "whole" else 20_000
     runner = _whole if mode == "whole" else _streamed
-    small = runner(SHAPES[shape](size))
-    large = runner(SHAPES[shape](factor * size))
-    base = _seconds_per_run(small, _runs_for(small))
-    grown = _seconds_per_run(large, batches=1)
-    if grown / base >= bound:  # one slow run is noise more often than not
-        grown = _seconds_per_run(large)
-    assert grown / base < bound, (base, grown)
+    assert_linear(lambda text: runner(text)(), SHAPES[shape], size)

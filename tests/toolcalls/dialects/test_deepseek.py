@@ -12,7 +12,6 @@ The fullwidth V3 / V3.1 markers stay the classic dialect (test_toolcalls_formats
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -28,6 +27,7 @@ from toolcalls.dialects.family_checks import (
     found_kinds,
     no_call,
 )
+from toolcalls.linear import assert_linear
 
 R = '{"file_path": "/src/app.py"}'
 B = '{"command": "ls"}'
@@ -327,12 +327,6 @@ def test_decode_dsml_on_bodies() -> None:
     assert found_calls(deepseek.decode_dsml(body(odd))) == [("Read", READ)]
 
 
-def _elapsed(fn: Any, *args: Any) -> float:
-    start = time.perf_counter()
-    fn(*args)
-    return time.perf_counter() - start
-
-
 @pytest.mark.parametrize(
     ("decode", "make"),
     [
@@ -353,8 +347,4 @@ def _elapsed(fn: Any, *args: Any) -> float:
     ],
 )
 def test_decoders_take_linear_time(decode: Any, make: Any) -> None:
-    small, large = make(20_000), make(320_000)
-    t_small = min(_elapsed(decode, body(small, closed=False)) for _ in range(3))
-    t_large = min(_elapsed(decode, body(large, closed=False)) for _ in range(2))
-    assert t_large < 2.0
-    assert t_large < 40 * max(t_small, 5e-3)
+    assert_linear(lambda text: decode(body(text, closed=False)), make, 40_000)

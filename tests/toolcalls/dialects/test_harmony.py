@@ -11,7 +11,6 @@ stripped) and python/sglang/srt/function_call/gpt_oss_detector.py.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -29,6 +28,7 @@ from toolcalls.dialects.family_checks import (
     no_call,
     outcomes,
 )
+from toolcalls.linear import assert_linear
 from toolcalls.toolcall_render import KNOWN, calls_of, kinds
 
 R = '{"file_path": "/src/app.py"}'
@@ -359,12 +359,6 @@ def test_parse_stripped_without_a_call() -> None:
     assert harmony.decode_stripped(body("analysisThinking.assistantfinalThe answer.")) is None
 
 
-def _elapsed(fn: Any, *args: Any) -> float:
-    start = time.perf_counter()
-    fn(*args)
-    return time.perf_counter() - start
-
-
 @pytest.mark.parametrize(
     "make",
     [
@@ -375,16 +369,11 @@ def _elapsed(fn: Any, *args: Any) -> float:
     ],
 )
 def test_decoders_take_linear_time(make: Any) -> None:
-    small, large = make(20_000), make(320_000)
-
     def run(text: str) -> None:
         parse_stripped(text, KNOWN)
         harmony.decode_channel(body(text, closed=False))
 
-    t_small = min(_elapsed(run, small) for _ in range(3))
-    t_large = min(_elapsed(run, large) for _ in range(2))
-    assert t_large < 2.0
-    assert t_large < 40 * max(t_small, 5e-3)
+    assert_linear(run, make, 40_000)
 
 
 def test_hostile_headers_never_raise() -> None:

@@ -11,7 +11,6 @@ sibling call not dropping good ones, ``1e999`` rejected).
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from nehanda.toolcalls.pythonic import (
     rest_is_blank,
 )
 from toolcalls.dialects.family_checks import found_calls, found_kinds
+from toolcalls.linear import assert_linear
 from toolcalls.toolcall_render import KNOWN
 
 
@@ -307,12 +307,6 @@ def test_deep_nesting_is_a_problem_not_a_crash() -> None:
     assert found_kinds(decode_bare_list(unclosed, KNOWN)) == ["truncated"]
 
 
-def _elapsed(fn: Any, *args: Any) -> float:
-    start = time.perf_counter()
-    fn(*args)
-    return time.perf_counter() - start
-
-
 @pytest.mark.parametrize(
     "make",
     [
@@ -335,12 +329,7 @@ def _elapsed(fn: Any, *args: Any) -> float:
     ],
 )
 def test_huge_inputs_take_linear_time(make: Any) -> None:
-    small, large = make(40_000), make(320_000)
-    t_small = min(_elapsed(decode_bare_list, small, KNOWN) for _ in range(5))
-    t_large = min(_elapsed(decode_bare_list, large, KNOWN) for _ in range(3))
-    assert t_large < 3.0
-    # 8 times the text: a quadratic scan would take 64 times as long; allow for noise.
-    assert t_large < 30 * max(t_small, 2e-3)
+    assert_linear(lambda text: decode_bare_list(text, KNOWN), make, 40_000)
 
 
 def test_unterminated_strings_and_odd_characters_never_raise() -> None:
