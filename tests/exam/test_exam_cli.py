@@ -311,3 +311,49 @@ def test_ctrl_c_stops_cleanly_and_keeps_the_partial_table(
     assert "not saved: the exam did not finish" in stdout
     assert "Traceback" not in stderr
     assert not user_settings_path().exists()
+
+
+def test_no_call_the_model_makes_ever_runs(server: ScriptedServer, workspace: Path) -> None:
+    """Attack: a model calling Bash and Write in every reply, natively and as text, with
+    the calls the tasks expect among them; the exam runs none of them."""
+    marker, written = workspace / "pwned", workspace / "docs" / "fox.txt"
+    hostile = [
+        ("Bash", {"command": f"touch {marker}"}),
+        ("Write", {"file_path": str(written), "content": "x"}),
+    ]
+
+    def model(request: Received) -> Reply:
+        if "tools" in request.body:
+            return exam_models.stream(calls=hostile)
+        return exam_models.stream(exam_models.rescue_blocks(hostile))
+
+    server.responder = model
+    found = exam_json(server, "--runs", "2")
+    assert row(found, "native")["false_calls"] == row(found, "rescue")["false_calls"] == 48
+    assert not marker.exists() and not written.exists()
+    assert sorted(p.name for p in workspace.iterdir()) == []
+
+
+def test_a_model_the_server_says_has_no_tools_is_examined_in_rescue_only(
+    server: ScriptedServer,
+) -> None:
+    json_type = {"Content-Type": "application/json"}
+    server.route("GET", "/api/tags", Reply(200, fixture_body("ollama_tags.json"), json_type))
+    show = fixture_body("ollama_show_gemma_no_tools.json")
+    server.route("POST", "/api/show", Reply(200, show, json_type))
+    result = doctor(
+        "--exam", "--provider", "ollama", "--base-url", server.root_url, "--model", "gemma:2b",
+        "--mode", "native", "--output", "json",
+    )  # fmt: skip
+    found = json.loads(result.stdout)
+    jsonschema.validate(found, SCHEMA)
+    (native,) = found["modes"]
+    assert (native["status"], native["task_runs"]) == ("skipped", 0)
+    assert native["reason"] == "the model does not advertise native tool support"
+    assert server.received("/api/chat") == []
+
+
+def test_every_task_has_a_scripted_answer_for_each_turn() -> None:
+    assert {name: len(turns) for name, turns in exam_models.ANSWERS.items()} == {
+        task.name: len(task.turns) for task in TASKS
+    }
