@@ -48,10 +48,9 @@ def doctor(*args: str, code: int = 0) -> Result:
     return result
 
 
-def exam(server: ScriptedServer, *args: str) -> Result:
-    return doctor(
-        "--exam", "--provider", "vllm", "--base-url", server.base_url, "--model", "q", *args
-    )
+def exam(server: ScriptedServer, *args: str, code: int = 0) -> Result:
+    target = ("--provider", "vllm", "--base-url", server.base_url, "--model", "q")
+    return doctor("--exam", *target, *args, code=code)
 
 
 def exam_json(server: ScriptedServer, *args: str) -> dict[str, Any]:
@@ -357,3 +356,44 @@ def test_every_task_has_a_scripted_answer_for_each_turn() -> None:
     assert {name: len(turns) for name, turns in exam_models.ANSWERS.items()} == {
         task.name: len(task.turns) for task in TASKS
     }
+
+
+def test_native_call_text_the_server_passed_on_cut_short_is_malformed(
+    server: ScriptedServer,
+) -> None:
+    def model(request: Received) -> Reply:
+        name, turn = exam_models.task_and_turn(request.body)
+        answer = exam_models.ANSWERS[name][turn]
+        if isinstance(answer, str):
+            return exam_models.stream(answer)
+        unclosed = exam_models.hermes_blocks(answer[:1]).removesuffix("</tool_call>\n")
+        return exam_models.stream(unclosed)
+
+    server.responder = model
+    found = exam_json(server, "--mode", "native")
+    assert row(found, "native") == done(passed=2, malformed=10)
+    failures = {t["name"]: t["failures"] for t in found["modes"][0]["tasks"]}
+    assert failures["string_argument"] == [
+        "malformed call: the Read call printed as text never closed"
+    ]
+
+
+def test_a_key_the_server_refuses_stops_the_exam_with_the_table_so_far(
+    server: ScriptedServer,
+) -> None:
+    refusal = fixture_body("openai_error_invalid_key.json")
+
+    def model(request: Received) -> Reply:
+        if len(server.requests) >= 3:
+            return Reply(401, refusal, {"Content-Type": "application/json"})
+        return exam_models.PERFECT_NATIVE(request)
+
+    server.responder = model
+    result = exam(server, "--save", code=1)
+    assert table_line(result.stdout, "native")[:2] == ["native", "2/2"]
+    assert table_line(result.stdout, "rescue")[:3] == ["rescue", "not", "run:"]
+    assert "no mode recommended: the exam was stopped before it finished" in result.stdout
+    assert "not saved: the exam did not finish" in result.stdout
+    (error,) = result.stderr.splitlines()[-1:]
+    assert (error.startswith("error: ") and "401" in error) or "key" in error
+    assert len(server.requests) == 3

@@ -36,13 +36,11 @@ def use(name: str, index: int = 0, error: str | None = None, **arguments: Any) -
         (READ, [use("Read", file_path="a.txt"), use("LS", 1)], "", False, 0, 1,
          "called LS() but it was not asked for"),
         (READ, [use("Read", file_path="a.txt", lines=3)], "", False, 1, 0,
-         "malformed call: Invalid arguments for Read: unknown parameter 'lines'. "
-         "Valid parameters: file_path (required), offset, limit."),
+         "malformed call: Invalid arguments for Read: unknown parameter 'lines'"),
         (READ, [use("Read", error="Invalid JSON in the arguments")], "", False, 1, 0,
          "malformed call: Invalid JSON in the arguments"),
         (READ, [use("Reed", file_path="a.txt")], "", False, 1, 0,
-         "malformed call: Unknown tool 'Reed'. The tools are: Read, Write, Edit, Bash, LS, "
-         "Glob, Grep."),
+         "malformed call: Unknown tool 'Reed'"),
         (TWO, [use("Read", 0, file_path="b"), use("Read", 1, file_path="a")], "", True, 0, 0, None),
         (TWO, [use("Read", file_path="a")], "", False, 0, 0,
          "made 1 of the 2 calls asked for in one reply"),
@@ -80,7 +78,7 @@ def test_text_the_parser_dropped_is_malformed_and_a_repair_is_not() -> None:
     dropped = ToolCallProblem("invalid_json", "The Read call's JSON could not be read.")
     score = score_turn(READ, "", [], [dropped])
     assert (score.passed, score.malformed) == (False, 1)
-    assert score.failure == "malformed call: The Read call's JSON could not be read."
+    assert score.failure == "malformed call: The Read call's JSON could not be read"
     repaired = ToolCallProblem("repaired", "repaired a missing brace")
     kept = score_turn(READ, "", [use("Read", file_path="a.txt")], [repaired])
     assert (kept.passed, kept.malformed) == (True, 1)  # the model wrote it badly; it ran

@@ -12,7 +12,7 @@ from nehanda.exam.summary import ModeSummary
 from nehanda.exam.verdict import Verdict
 from nehanda.providers.mode import Mode
 
-COLUMNS = ("mode", "passed", "leaked", "malformed", "false", "latency", "tokens")
+COLUMNS = ("mode", "passed", "leaked", "malformed", "false", "median time", "median tokens")
 _LATE = {"refused": "refused native tools", "skipped": "not examined", "not run": "not run"}
 
 

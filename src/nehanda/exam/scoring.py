@@ -13,6 +13,7 @@ was dropped and no false call came with it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,7 +97,7 @@ def _failure(
     extra: list[ToolUse],
 ) -> str | None:
     if dropped:
-        return "malformed call: " + dropped[0]
+        return "malformed call: " + _gist(dropped[0])
     missing = [want for want in turn.calls if want not in matched.values()]
     if missing:
         unmatched = [(use, values) for use, values in valid if use.id not in matched]
@@ -127,6 +128,11 @@ def _missing(
     if wanted > 1 and made:
         return f"made {made} of the {wanted} calls asked for in one reply"
     return f"no call (expected {want.tool})"
+
+
+def _gist(message: str) -> str:
+    """The part of a message written for the model that says what was wrong."""
+    return re.split(r"; nothing was run|\. (?=[A-Z])", message, maxsplit=1)[0].rstrip(".")
 
 
 def _arguments(arguments: dict[str, Any]) -> str:

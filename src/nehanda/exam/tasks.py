@@ -40,7 +40,7 @@ class Task:
     skill: str  # what it tests, in a few words
     prompt: str
     turns: tuple[Turn, ...]
-    max_tokens: int = 1024
+    max_tokens: int = 4096  # room for a reasoning model's thinking before its call
 
 
 WINDOWS_PATH = 'C:\\work\\O\'Brien\\say "hi"\\notes.txt'
@@ -148,7 +148,7 @@ TASKS: tuple[Task, ...] = (
         "Create the file docs/fox.txt with exactly this content, every line as written:\n\n"
         f"```\n{LONG_TEXT}\n```",
         (turn(call("Write", file_path=Equals("docs/fox.txt"), content=SameText(LONG_TEXT))),),
-        max_tokens=2048,
+        max_tokens=6144,
     ),
     Task(
         "after_reasoning",
