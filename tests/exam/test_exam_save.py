@@ -48,6 +48,16 @@ def test_native_winning_turns_a_forced_rescue_off_and_otherwise_writes_nothing(
     assert not typed.written and "native mode is already what nehanda uses" in typed.message
 
 
+def test_the_nehanda_endpoint_needs_nothing_saved(tmp_path: Path) -> None:
+    cloud = ProviderConfig(name="nehanda", type="nehanda", base_url="https://cloud/v1", model="q")
+    saved = save_mode("rescue", cloud, load_settings(tmp_path))
+    assert (saved.written, saved.message) == (
+        False,
+        "'nehanda' always uses rescue mode; nothing to change",
+    )
+    assert not user_settings_path().exists()
+
+
 def test_rescue_already_saved_is_not_written_twice(tmp_path: Path) -> None:
     user_file(FORCED)
     saved = save_mode("rescue", config("box"), load_settings(tmp_path))

@@ -37,36 +37,38 @@ def set_provider_setting(
     A provider the file does not define is an error unless ``entry`` gives the fields of
     a new one (``type`` at least), which is then added with ``key`` set. Returns the path.
     """
-    import tomlkit
-
     path = path or user_settings_path()
     existing = read_settings_file(path)
-    text = existing[1] if existing else ""
-    document = tomlkit.parse(text)
-    providers = document.get("providers")
-    if providers is None:
-        document["providers"] = tomlkit.table(is_super_table=True)
-        providers = document["providers"]
-    table = providers.get(name)
-    if table is None:
-        if entry is None:
-            raise ConfigError(f"{path}: no provider {name!r} to change; add [providers.{name}]")
-        fresh = tomlkit.table()
-        for field, field_value in entry.items():
-            fresh[field] = field_value
-        fresh[key] = value
-        fresh.add(tomlkit.nl())  # a blank line before whatever table follows
-        providers[name] = fresh
-    else:
-        table[key] = value
-    edited = tomlkit.dumps(document)
-    if table is None:
-        edited = edited.rstrip("\n") + "\n"
+    edited = _edited(existing[1] if existing else "", name, key, value, entry, path)
     _check(path, edited)
     mode = stat.S_IMODE(path.stat().st_mode) if existing else NEW_FILE_MODE
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, edited.encode("utf-8"), mode)
     return path
+
+
+def _edited(
+    text: str, name: str, key: str, value: Any, entry: Mapping[str, Any] | None, path: Path
+) -> str:
+    """``text`` with the key set in the provider's table, or with the new table added."""
+    import tomlkit
+
+    document = tomlkit.parse(text)
+    if "providers" not in document:
+        document["providers"] = tomlkit.table(is_super_table=True)
+    providers = document["providers"]
+    table = providers.get(name)
+    if table is not None:
+        table[key] = value
+        return tomlkit.dumps(document)
+    if entry is None:
+        raise ConfigError(f"{path}: no provider {name!r} to change; add [providers.{name}]")
+    fresh = tomlkit.table()
+    for field, field_value in {**entry, key: value}.items():
+        fresh[field] = field_value
+    fresh.add(tomlkit.nl())  # a blank line before whatever table follows
+    providers[name] = fresh
+    return tomlkit.dumps(document).rstrip("\n") + "\n"
 
 
 def _check(path: Path, text: str) -> None:

@@ -72,6 +72,8 @@ def _target(
     config: ProviderConfig, settings: Settings, user: dict[str, dict[str, Any]], value: bool
 ) -> tuple[str | None, dict[str, Any] | None]:
     """The entry to change and, for a new one, its fields; no name when there is none."""
+    if value and PROFILES[config.type].forces_rescue:
+        return None, None
     if config.name in user and _same_server(user[config.name], config):
         return config.name, None
     if config.name in settings.providers and config.name not in user:
@@ -114,6 +116,6 @@ def _new_entry(config: ProviderConfig) -> dict[str, Any]:
 
 
 def _nothing_to_do(config: ProviderConfig, value: bool) -> str:
-    if not value:
-        return f"native mode is already what nehanda uses for {config.name!r}"
-    return "nothing to change"
+    if value:
+        return f"{config.name!r} always uses rescue mode; nothing to change"
+    return f"native mode is already what nehanda uses for {config.name!r}"
