@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from nehanda.events import ToolCallProblem
 from nehanda.exam.checks import Contains, Equals, OneOf, SameText
@@ -117,3 +119,27 @@ def test_the_exam_covers_what_the_issue_lists_and_names_are_unique() -> None:
     long = next(task for task in TASKS if task.name == "long_argument")
     content = long.turns[0].calls[0].arguments["content"]
     assert isinstance(content, SameText) and len(content.value) >= 2000
+
+
+POOL = [
+    use("Read", 0, file_path="a"),
+    use("Read", 1, file_path="b"),
+    use("Read", 2, file_path="c"),
+    use("Bash", 3, command="ls"),
+    use("Reed", 4, file_path="a"),
+]
+
+
+@given(st.lists(st.sampled_from(range(len(POOL))), max_size=5, unique=True), st.randoms())
+def test_a_turn_passes_exactly_when_the_expected_calls_alone_were_made(
+    picks: list[int], rnd: Any
+) -> None:
+    calls = [POOL[i] for i in picks]
+    rnd.shuffle(calls)
+    score = score_turn(TWO, "", calls, [])
+    assert score.passed == (sorted(picks) == [0, 1])
+    assert score.malformed == (4 in picks)
+    assert score.false_calls == len(set(picks) & {2, 3})
+    if score.passed:
+        by_id = {result.tool_use_id: result.content for result in score.results}
+        assert by_id == {"id0": "first", "id1": "second"}

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from nehanda.exam.runner import ModeRun, TaskRun
 from nehanda.exam.summary import ModeSummary, summarize
@@ -99,3 +101,31 @@ def test_a_summary_counts_runs_medians_and_flaky_tasks() -> None:
     assert summary.flaky == (first,)
     assert summary.tasks[1].failures == ("no call",)
     assert summary.tasks[2].runs == 0
+
+
+counts = st.integers(min_value=0, max_value=12)
+
+
+@given(counts, counts, counts, counts, counts, counts, counts)
+def test_the_recommended_mode_is_never_the_worse_one(
+    native_passed: int,
+    rescue_passed: int,
+    native_false: int,
+    rescue_false: int,
+    native_malformed: int,
+    rescue_malformed: int,
+    leaked: int,
+) -> None:
+    native = mode("native", native_passed, false_calls=native_false,
+                  malformed=native_malformed, leaked=leaked)  # fmt: skip
+    rescue = mode("rescue", rescue_passed, false_calls=rescue_false, malformed=rescue_malformed)
+    verdict = recommend([native, rescue], "vllm")
+    if not (native_passed or rescue_passed):
+        assert verdict.mode is None
+        return
+    chosen, other = (native, rescue) if verdict.mode == "native" else (rescue, native)
+    assert verdict.mode is not None and chosen.passed >= other.passed
+    if chosen.passed == other.passed and chosen.false_calls != other.false_calls:
+        assert chosen.false_calls < other.false_calls
+    assert (verdict.hint is not None) == (leaked > 0)
+    assert recommend([rescue, native], "vllm") == verdict  # the order they ran in is no matter
