@@ -185,6 +185,10 @@ def test_the_text_table_of_a_failing_model(server: ScriptedServer) -> None:
     assert table_line(result.stdout, "native")[:5] == ["native", "0/12", "0", "0", "12"]
     assert table_line(result.stdout, "rescue")[:5] == ["rescue", "0/12", "-", "12", "0"]
     assert "  rescue string_argument: malformed call:" in result.stdout
+    lines = result.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("mode "))
+    native = next(line for line in lines if line.startswith("native "))
+    assert header.index("false") == native.index(" 12 ") + 1  # the columns line up
     assert result.stdout.splitlines()[-1].startswith("no mode recommended: the model passed no")
 
 

@@ -38,7 +38,8 @@ def render_text(
 ) -> str:
     lines = [f"exam of {exam.model} on {exam.provider} ({exam.provider_type}) at {exam.base_url}"]
     rows = [COLUMNS, *(_row(summary) for summary in summaries)]
-    widths = [max(len(row[i]) for row in rows if len(row) > i) for i in range(len(COLUMNS))]
+    full = [row for row in rows if len(row) == len(COLUMNS)]  # a mode not run says why instead
+    widths = [max(len(row[i]) for row in full) for i in range(len(COLUMNS))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(row, widths, strict=False)) for row in rows]
     lines += _failures(summaries)
     if exam.interrupted:
