@@ -287,9 +287,9 @@ def test_options_that_do_not_fit(args: list[str], says: str) -> None:
     assert says in result.output
 
 
-def test_ctrl_c_stops_cleanly_and_keeps_the_partial_table(
-    server: ScriptedServer, workspace: Path
-) -> None:
+def interrupted_exam(server: ScriptedServer, workspace: Path, *args: str) -> tuple[str, str]:
+    """The real command, sent SIGINT while the fourth request hangs; its stdout, stderr."""
+
     def model(request: Received) -> Reply:
         if len(server.requests) == 4:
             return Reply(200, b"", stall_before=30)
@@ -297,7 +297,7 @@ def test_ctrl_c_stops_cleanly_and_keeps_the_partial_table(
 
     server.responder = model
     command = [sys.executable, "-m", "nehanda", "doctor", "--exam", "--provider", "vllm",
-               "--base-url", server.base_url, "--model", "q", "--save"]  # fmt: skip
+               "--base-url", server.base_url, "--model", "q", "--save", *args]  # fmt: skip
     child = subprocess.Popen(
         command, cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -307,13 +307,32 @@ def test_ctrl_c_stops_cleanly_and_keeps_the_partial_table(
     child.send_signal(signal.SIGINT)
     stdout, stderr = child.communicate(timeout=30)
     assert child.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert not user_settings_path().exists()
+    return stdout, stderr
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_the_partial_table(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    stdout, _ = interrupted_exam(server, workspace)
     assert table_line(stdout, "native")[:2] == ["native", "3/3"]
     assert table_line(stdout, "rescue")[:3] == ["rescue", "not", "run:"]
     assert "interrupted: the table holds the tasks finished before Ctrl-C" in stdout
     assert "no mode recommended: the exam was stopped before it finished" in stdout
     assert "not saved: the exam did not finish" in stdout
-    assert "Traceback" not in stderr
-    assert not user_settings_path().exists()
+
+
+def test_ctrl_c_with_json_output_still_prints_the_object(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    stdout, _ = interrupted_exam(server, workspace, "--output", "json")
+    found = json.loads(stdout)
+    jsonschema.validate(found, SCHEMA)
+    assert found["interrupted"] is True and found["recommended"] is None
+    assert row(found, "native") == done("stopped", runs=3, passed=3)
+    assert found["modes"][1]["status"] == "not run"
+    assert found["saved"]["written"] is False
 
 
 def test_no_call_the_model_makes_ever_runs(server: ScriptedServer, workspace: Path) -> None:
