@@ -4,7 +4,8 @@ The server answers each request with the next scripted ``Reply``: real status li
 headers and chunked bodies written to a real socket, optionally in awkward pieces,
 after a stall, or cut off without the closing chunk. A ``route`` answers every
 request for one method and path with the same reply instead (Ollama's ``/api/tags``,
-say). It records every request, GETs included.
+say); a ``responder`` picks the reply for each request from what it asks (a scripted
+model answering an exam's prompts). It records every request, GETs included.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -58,6 +60,7 @@ class ScriptedServer:
         self.replies: list[Reply] = []
         self.routes: dict[tuple[str, str], Reply] = {}
         self.requests: list[Received] = []
+        self.responder: Callable[[Received], Reply] | None = None
         handler = type("Handler", (_Handler,), {"script": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -114,6 +117,9 @@ class _QuietServer(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # Each piece goes out when written: with Nagle's algorithm, a small write waiting
+    # for the client's delayed ACK costs some 40 ms a request.
+    disable_nagle_algorithm = True
     script: ScriptedServer
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -130,6 +136,8 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         self.script.requests.append(Received(self.path, headers, body, method))
         reply = self.script.routes.get((method, self.path))
+        if reply is None and self.script.responder is not None and method == "POST":
+            reply = self.script.responder(self.script.requests[-1])
         if reply is None and self.script.replies:
             reply = self.script.replies.pop(0)
         if reply is None:

@@ -32,6 +32,8 @@ LAYERS = {
     "nehanda.tools.registry": ("permissions", "ui", "engine", "cli"),
     "nehanda.permissions.gate": ("ui", "engine", "cli"),
     "nehanda.engine.loop": ("tools", "permissions", "ui", "cli"),
+    "nehanda.exam.report": ("permissions", "ui", "cli"),
+    "nehanda.exam.save": ("tools", "permissions", "engine", "ui", "cli"),
     "nehanda": ("toolcalls", "config", "providers", "tools", "permissions", "engine", "ui"),
 }
 
@@ -50,6 +52,16 @@ def test_an_import_loads_no_layer_above_it(module: str, above: tuple[str, ...]) 
     assert module in loaded
     higher = [name for name in loaded if name.split(".")[1:2] and name.split(".")[1] in above]
     assert higher == []
+
+
+def test_the_command_line_loads_neither_the_exam_nor_the_settings_writer() -> None:
+    script = "import json, sys, nehanda.cli.main; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    loaded = json.loads(out)
+    assert [name for name in loaded if name.startswith(("nehanda.exam", "tomlkit"))] == []
+    assert "nehanda.config.writer" not in loaded
 
 
 def test_every_name_in_all_imports() -> None:

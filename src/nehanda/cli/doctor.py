@@ -5,14 +5,21 @@ answers, the model is there, native tool support (asked of the server where it c
 tell, as Ollama's ``/api/show`` does; otherwise one tiny streamed request offering
 one tool), the mode nehanda will use and why, and the context length. It never
 writes settings; what it learns about a model lands in the same cache a run uses.
+
+``doctor --exam`` (``exam_command``) runs ``nehanda.exam`` on that provider instead,
+and writes the mode it found only when ``--save`` asks.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
 
 from nehanda.config.settings import (
     Flags,
@@ -32,6 +39,10 @@ from nehanda.providers.mode import decide_mode
 from nehanda.providers.ollama import context_window
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.types import Message, ToolSpec
+
+if TYPE_CHECKING:
+    from nehanda.exam.runner import Exam, TaskRun
+    from nehanda.providers.mode import Mode
 
 PROBE_TOOL = ToolSpec(
     "ping", "Answers pong. Call it only when asked to.", {"type": "object", "properties": {}}
@@ -58,22 +69,29 @@ async def run_doctor(workspace: Path, flags: Flags) -> Diagnosis:
     """Chooses the provider as ``nehanda run`` would, then diagnoses it."""
     diagnosis = Diagnosis()
     try:
-        settings = load_settings(workspace, flags)
-        PermissionRules.from_settings(settings.permissions)  # a broken rule stops a run too
-        trust_note = untrusted_note(settings.untrusted_ignored)
-        if trust_note:
-            diagnosis.add("settings", trust_note)
-        if flags.provider:
-            config = resolve_named_provider(settings, flags.provider)
-        else:
-            config = await find_provider(settings)
-        diagnosis.add("provider", f"{config.name} ({config.type}) at {redact_url(config.base_url)}")
-        config = await ensure_model(config)
+        _, config = await choose_provider(workspace, flags, diagnosis)
     except NehandaError as exc:
         diagnosis.problem = str(exc)
         return diagnosis
     diagnosis.add("model", config.model or "")
     return await diagnose(config, ToolSupportCache(), diagnosis)
+
+
+async def choose_provider(
+    workspace: Path, flags: Flags, diagnosis: Diagnosis
+) -> tuple[Settings, ProviderConfig]:
+    """The settings and the provider ``nehanda run`` would use, with a model."""
+    settings = load_settings(workspace, flags)
+    PermissionRules.from_settings(settings.permissions)  # a broken rule stops a run too
+    trust_note = untrusted_note(settings.untrusted_ignored)
+    if trust_note:
+        diagnosis.add("settings", trust_note)
+    if flags.provider:
+        config = resolve_named_provider(settings, flags.provider)
+    else:
+        config = await find_provider(settings)
+    diagnosis.add("provider", f"{config.name} ({config.type}) at {redact_url(config.base_url)}")
+    return settings, await ensure_model(config)
 
 
 async def diagnose(
@@ -181,3 +199,108 @@ def _key(config: ProviderConfig, environ: Mapping[str, str]) -> str:
         return "-"
     state = "set" if config.api_key(environ) else "not set"
     return f"${config.api_key_env} ({state})"
+
+
+@dataclass(frozen=True)
+class ExamOptions:
+    """``doctor --exam``'s choices: which modes, how often each task, save, JSON."""
+
+    modes: tuple[Mode, ...] = ("native", "rescue")
+    runs: int = 1
+    save: bool = False
+    json_output: bool = False
+
+
+def exam_command(workspace: Path, flags: Flags, options: ExamOptions) -> int:
+    """``nehanda doctor --exam``: the exam, its tables (or JSON) and, with ``--save``, the
+    mode it found written to the user settings. Exit 0 when it finished, 1 when it could
+    not run or was stopped by the server, 130 after Ctrl-C (the partial table is shown)."""
+    import asyncio
+
+    from nehanda.exam.runner import Exam
+    from nehanda.exam.tasks import TASKS
+
+    exam = Exam(TASKS, options.runs)
+    chosen: list[tuple[Settings, ProviderConfig]] = []
+    try:
+        asyncio.run(_examine(workspace, flags, options, exam, chosen))
+    except KeyboardInterrupt:
+        exam.interrupted = True
+    except NehandaError as exc:
+        exam.error = str(exc)
+    return _conclude(exam, options, chosen[0] if chosen else None)
+
+
+async def _examine(
+    workspace: Path,
+    flags: Flags,
+    options: ExamOptions,
+    exam: Exam,
+    chosen: list[tuple[Settings, ProviderConfig]],
+) -> None:
+    from nehanda.exam.runner import Examiner, ExamStopped, ModeRun
+
+    settings, config = await choose_provider(workspace, flags, Diagnosis())
+    chosen.append((settings, config))
+    exam.provider, exam.provider_type = config.name, config.type
+    exam.model, exam.base_url = config.model or "", redact_url(config.base_url)
+    provider = create_provider(config)
+    try:
+        found = await provider.capabilities(exam.model)
+        native = decide_mode(config.type, native_tools=found.native_tools)
+        exam.modes = [ModeRun(mode) for mode in options.modes]
+        for run in exam.modes:
+            if run.mode == "native" and native.mode == "rescue":
+                run.status, run.reason = "skipped", native.reason
+        click.echo(_estimate(exam), err=options.json_output)
+        examiner = Examiner(provider, exam.model, on_task=_progress)
+        for run in exam.modes:
+            if run.status == "not run":
+                await examiner.run_mode(run, exam.tasks, exam.runs)
+    except ExamStopped as exc:
+        exam.error = str(exc)
+    finally:
+        await provider.aclose()
+
+
+def _estimate(exam: Exam) -> str:
+    from nehanda.engine.system_prompt import build_system_prompt
+    from nehanda.exam.estimate import estimate
+    from nehanda.exam.report import estimate_line
+    from nehanda.exam.runner import EXAM_WORKSPACE
+    from nehanda.tools.registry import builtin_specs
+
+    system = build_system_prompt(EXAM_WORKSPACE)
+    modes = [run.mode for run in exam.modes if run.status == "not run"]
+    found = {m: estimate(exam.tasks, m, exam.runs, system, builtin_specs()) for m in modes}
+    return estimate_line(exam, found)
+
+
+def _progress(outcome: TaskRun) -> None:
+    from nehanda.exam.report import progress_line
+
+    click.echo(progress_line(outcome), err=True)
+
+
+def _conclude(
+    exam: Exam, options: ExamOptions, chosen: tuple[Settings, ProviderConfig] | None
+) -> int:
+    from nehanda.exam.report import exam_json, render_text
+    from nehanda.exam.save import SaveResult, save_mode
+    from nehanda.exam.summary import summarize
+    from nehanda.exam.verdict import recommend
+
+    summaries = [summarize(run, exam.tasks) for run in exam.modes]
+    verdict = recommend(summaries, exam.provider_type, complete=exam.complete)
+    saved = None
+    if options.save and chosen:
+        settings, config = chosen
+        unfinished = SaveResult(False, "the exam did not finish")
+        saved = save_mode(verdict.mode, config, settings) if exam.complete else unfinished
+    if options.json_output:
+        click.echo(json.dumps(exam_json(exam, summaries, verdict, saved)))
+    elif chosen:
+        click.echo(render_text(exam, summaries, verdict, saved))
+    if exam.error and not options.json_output:
+        click.echo(f"error: {exam.error}", err=True)
+    return 130 if exam.interrupted else 1 if exam.error else 0

@@ -19,6 +19,7 @@ from nehanda.errors import ConfigError, NehandaError
 
 if TYPE_CHECKING:
     from nehanda.cli.session import SessionOptions
+    from nehanda.providers.mode import Mode as ExamMode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 
@@ -185,18 +186,74 @@ def providers() -> int:
     return 0
 
 
+EXAM_MODES: dict[str, tuple[ExamMode, ...]] = {
+    "native": ("native",),
+    "rescue": ("rescue",),
+    "both": ("native", "rescue"),
+}
+
+
 @cli.command()
 @click.option("--provider", help="A provider name from settings, or a type (default: as run).")
 @click.option("--model", help="Model name to check.")
 @click.option("--base-url", help="Server address to check.")
-def doctor(provider: str | None, model: str | None, base_url: str | None) -> int:
-    """Check that a provider works: server, model, tools, mode, context."""
+@click.option(
+    "--exam",
+    is_flag=True,
+    help="Measure how well the model calls tools here, native against rescue, on a short "
+    "fixed set of tasks (no tool runs), and recommend a mode.",
+)
+@click.option(
+    "--mode",
+    "exam_mode",
+    type=click.Choice(tuple(EXAM_MODES)),
+    help="With --exam: the modes to examine (default both).",
+)
+@click.option(
+    "--runs", type=click.IntRange(1, 20), help="With --exam: run each task N times (default 1)."
+)
+@click.option(
+    "--save",
+    is_flag=True,
+    help="With --exam: write the recommended mode (force_manual_tools) for this provider "
+    "into the user settings.",
+)
+@click.option(
+    "--output",
+    "output_format",
+    type=click.Choice(("text", "json")),
+    help="With --exam: text for people (default), json for programs.",
+)
+def doctor(
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    exam: bool,
+    exam_mode: str | None,
+    runs: int | None,
+    save: bool,
+    output_format: str | None,
+) -> int:
+    """Check that a provider works: server, model, tools, mode, context.
+
+    With --exam, measure which tool-calling mode works better for the model."""
     import asyncio
 
     from nehanda.cli.doctor import run_doctor
     from nehanda.config.settings import Flags
 
     flags = Flags(provider=provider, model=model, base_url=base_url)
+    if exam:
+        from nehanda.cli.doctor import ExamOptions, exam_command
+
+        if save and exam_mode not in (None, "both"):
+            raise click.UsageError("--save compares both modes: leave out --mode")
+        options = ExamOptions(
+            EXAM_MODES[exam_mode or "both"], runs or 1, save, output_format == "json"
+        )
+        return exam_command(Path.cwd().resolve(), flags, options)
+    if exam_mode or runs or save or output_format:
+        raise click.UsageError("--mode, --runs, --save and --output go with --exam")
     diagnosis = asyncio.run(run_doctor(Path.cwd().resolve(), flags))
     click.echo("nehanda doctor")
     if diagnosis.checks:
