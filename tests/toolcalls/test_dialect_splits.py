@@ -6,7 +6,7 @@ the pieces their bodies are made of, so a new family is covered the day it is li
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from nehanda.toolcalls import parse_tool_calls
@@ -58,6 +58,8 @@ def test_any_split_of_any_dialect_soup_parses_like_the_whole(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(soups)
+# A message-start form whose look-ahead matched at the end of a chunk, not of the text.
+@example("commentary\nfunctions.Read:0</reasoning>")
 def test_char_by_char_parses_like_the_whole(text: str) -> None:
     whole = parse_tool_calls(text, KNOWN, SCHEMAS)
     cuts = range(1, len(text))

@@ -14,6 +14,10 @@ A family is one model lineage's way of printing calls. It lists:
 - ``reasoning``: (opener, closer) pairs whose text is reasoning, not an answer;
 - ``markup``: tokens that are template markup: removed from the visible text.
 
+Every pattern here is matched against the text that has arrived so far, so it must
+be decided by what it has read: a match on a prefix must stay a match on any longer
+text (no negative look-ahead that the end of a chunk satisfies).
+
 Decoders return the calls found (``Found``, problems included) or None when the
 text is not a call at all, which puts it back into the prose as written.
 """

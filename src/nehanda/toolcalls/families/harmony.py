@@ -383,12 +383,14 @@ LEADING_RECIPIENT = StartForm(
     refuse_unless_led_by("to="),
 )
 # A stripped output starts with a bare channel glued to its text ("analysisWe need")
-# or with "assistant" + channel; "analysis of the heap" is prose.
+# or with "assistant" + channel; "analysis of the heap" is prose. The look-ahead needs
+# the character that decides, so a match never depends on where a chunk ended.
+_NOT_PROSE_NEXT = r"(?=[^ \t\n]|[ \t\n]+[^a-z \t\n])"
 STRIPPED = StartForm(
     "harmony_stripped",
     re.compile(
         r"assistant(?:analysis|commentary|final)"
-        r"|analysis(?![ \t\n]+[a-z])|commentary(?:[ \t]+to=|(?![ \t\n]+[a-z]))"
+        rf"|analysis{_NOT_PROSE_NEXT}|commentary(?:[ \t]+to=|{_NOT_PROSE_NEXT})"
     ),
     decode_stripped,
     "ac",
