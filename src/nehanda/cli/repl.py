@@ -282,6 +282,11 @@ class Repl:
     async def _cmd_permissions(self) -> None:
         self.renderer.say(describe_permissions(self.chat.gate.rules))
 
+    async def _cmd_mcp(self) -> None:
+        from nehanda.cli.mcp_command import describe_running
+
+        self.renderer.say(describe_running(self.chat.mcp))
+
     async def _cmd_clear(self) -> None:
         await self._new_conversation(None)
 

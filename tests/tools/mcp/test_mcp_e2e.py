@@ -1,0 +1,222 @@
+"""MCP tools end to end: a scripted model, real MCP servers (stdio and streamable HTTP).
+
+The notes server (tests/fixtures/mcp/notes_server.py) logs every call it receives, so a
+test sees what reached it; the model's requests show what came back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from cli_process import nehanda
+from nehanda.cli.session import SessionOptions, open_session
+from nehanda.config.settings import Flags, user_settings_path
+from scripted_server import ScriptedServer
+from stripping_proxy import StrippingProxy
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "mcp"
+NOTES = FIXTURES / "notes_server.py"
+
+
+@pytest.fixture(scope="module")
+def http_notes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """One notes server over streamable HTTP for the module (it takes a while to start)."""
+    import socket
+
+    log = tmp_path_factory.mktemp("notes") / "calls.jsonl"
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    child = subprocess.Popen(
+        [sys.executable, str(NOTES), "http", str(port)],
+        env={"NOTES_LOG": str(log), "PATH": "/usr/bin:/bin"},
+        stderr=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(url, timeout=1)
+            break
+        except httpx.TransportError:
+            time.sleep(0.1)
+    yield url, log
+    child.terminate()
+    child.wait(10)
+
+
+def calls_received(log: Path) -> list[dict[str, Any]]:
+    if not log.exists():
+        return []
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def write_settings(text: str) -> None:
+    path = user_settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def sent(server: ScriptedServer) -> list[dict[str, Any]]:
+    return [r.body for r in server.received("/v1/chat/completions")]
+
+
+def ask(workspace: Path, base_url: str, prompt: str, **options: Any) -> tuple[list[Any], Any]:
+    async def go() -> tuple[list[Any], Any]:
+        flags = Flags(provider=options.pop("provider", "vllm"), base_url=base_url, model="q")
+        chat = await open_session(SessionOptions(flags, workspace, **options))
+        try:
+            events = [event async for event in chat.ask(prompt)]
+            return events, chat
+        finally:
+            await chat.close()
+
+    return asyncio.run(go())
+
+
+def tool_messages(body: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
+
+
+def test_native_call_over_stdio_through_the_cli(server: ScriptedServer, tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    write_settings(
+        f'[mcp_servers.notes]\ncommand = "{sys.executable}"\nargs = ["{NOTES}", "stdio"]\n'
+        f'env = {{ NOTES_LOG = "{log}", SECRET_SEEN = "${{OPENAI_API_KEY:-none}}" }}\n'
+    )
+    server.stream("e2e_vllm_mcp_add_note.sse").stream("e2e_mcp_answer.sse")
+    done = nehanda(
+        "run", "note: buy milk", "--provider", "vllm", "--base-url", server.base_url,
+        "--model", "q", "--yes", "--output", "json", cwd=tmp_path,
+        env={"OPENAI_API_KEY": "sk-not-for-servers"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "Saved your note."
+    # "2" was read as the integer the schema wants, as for built-in tools
+    assert calls_received(log) == [{"event": "add_note", "text": "buy milk", "priority": 2}]
+    first, second = sent(server)
+    offered = {tool["function"]["name"]: tool["function"] for tool in first["tools"]}
+    assert offered["mcp__notes__add_note"]["description"] == "Save a note."
+    assert "text" in offered["mcp__notes__add_note"]["parameters"]["properties"]
+    assert tool_messages(second) == ["saved 'buy milk' with priority 2"]
+    # the server's stderr went to its log under the state folder, not to the terminal
+    assert "notes server starting" not in done.stderr
+    logs = list(user_settings_path().parents[2].rglob("notes.log"))
+    assert logs and "notes server starting" in logs[0].read_text()
+
+
+def test_rescue_mode_behind_the_stripping_proxy(
+    server: ScriptedServer, http_notes: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, log = http_notes
+    before = len(calls_received(log))
+    write_settings(f'[mcp_servers.notes]\nurl = "{url}"\n')
+    proxy = StrippingProxy(server.base_url)
+    try:
+        server.stream("e2e_rescue_mcp_add_note.sse").stream("e2e_mcp_answer.sse")
+        _, chat = ask(
+            tmp_path, proxy.base_url, "note: buy milk", approve_all=True, provider="nehanda"
+        )
+    finally:
+        proxy.close()
+    assert chat.mode == "rescue"
+    assert calls_received(log)[before:] == [
+        {"event": "add_note", "text": "buy milk", "priority": 1}
+    ]
+    first, second = sent(server)
+    assert "tools" not in first and "## mcp__notes__add_note" in first["messages"][0]["content"]
+    last_user = [m["content"] for m in second["messages"] if m["role"] == "user"][-1]
+    assert "[TOOL_RESULT name=mcp__notes__add_note" in last_user
+    assert "saved 'buy milk' with priority 1" in last_user
+
+
+def test_a_call_without_approval_never_reaches_the_server(
+    server: ScriptedServer, http_notes: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, log = http_notes
+    before = len(calls_received(log))
+    write_settings(f'[mcp_servers.notes]\nurl = "{url}"\n')
+    server.stream("e2e_vllm_mcp_add_note.sse").stream("e2e_mcp_answer.sse")
+    ask(tmp_path, server.base_url, "note: buy milk")
+    assert calls_received(log)[before:] == []
+    refused = tool_messages(sent(server)[1])[0]
+    assert refused.startswith("Permission denied: mcp__notes__add_note was not run")
+
+
+def test_a_deny_rule_holds_under_yes(
+    server: ScriptedServer, http_notes: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, log = http_notes
+    before = len(calls_received(log))
+    write_settings(f'[permissions]\ndeny = ["mcp__notes__*"]\n[mcp_servers.notes]\nurl = "{url}"\n')
+    server.stream("e2e_vllm_mcp_add_note.sse").stream("e2e_mcp_answer.sse")
+    ask(tmp_path, server.base_url, "note: buy milk", approve_all=True)
+    assert calls_received(log)[before:] == []
+    assert "deny rule mcp__notes__* matches" in tool_messages(sent(server)[1])[0]
+
+
+def test_a_crashing_server_gives_an_error_result_and_the_session_goes_on(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    write_settings(
+        f'[mcp_servers.notes]\ncommand = "{sys.executable}"\nargs = ["{NOTES}", "stdio"]\n'
+        f'env = {{ NOTES_LOG = "{log}" }}\n'
+    )
+    server.stream("e2e_vllm_mcp_crash.sse").stream("e2e_mcp_answer.sse")
+    events, _ = ask(tmp_path, server.base_url, "crash it", approve_all=True)
+    assert events[-1].text == "Saved your note." and events[-1].problem is None
+    answer = tool_messages(sent(server)[1])[0]
+    assert "MCP server 'notes' exited before it answered" in answer
+    assert [call["event"] for call in calls_received(log)] == ["crash"]
+
+
+def test_a_server_that_never_answers_is_left_behind_with_a_note(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    silent = FIXTURES / "silent_server.py"
+    write_settings(
+        f'[mcp]\nstart_timeout = 1\n[mcp_servers.silent]\ncommand = "{sys.executable}"\n'
+        f'args = ["{silent}"]\n'
+    )
+    server.stream("e2e_mcp_answer.sse")
+    started = time.monotonic()
+    events, chat = ask(tmp_path, server.base_url, "hello")
+    assert time.monotonic() - started < 20
+    assert events[-1].text == "Saved your note."
+    assert any("'silent' was not started: it did not answer within 1 s" in n for n in chat.notes)
+    assert all(not t["function"]["name"].startswith("mcp__") for t in sent(server)[0]["tools"])
+
+
+def test_tool_search_with_200_tools(server: ScriptedServer, tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    write_settings(
+        '[providers.big]\ntype = "vllm"\ncontext_cap = 128000\n'
+        f'[mcp_servers.notes]\ncommand = "{sys.executable}"\nargs = ["{NOTES}", "stdio"]\n'
+        f'env = {{ NOTES_LOG = "{log}", NOTES_MANY = "200" }}\n'
+    )
+    server.stream("e2e_vllm_mcp_tool_search.sse").stream("e2e_vllm_mcp_tool_7.sse")
+    server.stream("e2e_mcp_answer.sse")
+    ask(tmp_path, server.base_url, "do task 7", approve_all=True, provider="big")
+    first, second, third = sent(server)
+    names = [tool["function"]["name"] for tool in first["tools"]]
+    assert not any(name.startswith("mcp__") for name in names)
+    search = next(t["function"] for t in first["tools"] if t["function"]["name"] == "ToolSearch")
+    assert "mcp__notes__tool_199" in search["description"]
+    assert len(json.dumps(search)) // 4 <= 128000 // 10
+    loaded = tool_messages(second)[0]
+    assert '"name": "mcp__notes__tool_7"' in loaded and '"value"' in loaded
+    assert "mcp__notes__tool_7" in [tool["function"]["name"] for tool in second["tools"]]
+    assert tool_messages(third)[-1] == "tool 7 got seven"
+    assert calls_received(log) == [{"event": "many", "index": 7, "value": "seven"}]
