@@ -55,6 +55,7 @@ PROTECTED_DIRS = frozenset({".git", ".nehanda", ".vscode", ".idea"})
 PROTECTED_FILES = frozenset(
     {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".zshrc"}
     | {".zprofile", ".zshenv", ".profile", ".envrc", ".npmrc", ".pypirc", ".ripgreprc"}
+    | {".mcp.json"}
 )
 
 

@@ -121,13 +121,14 @@ class Connection:
                 try:
                     await self._serve()
                     return
-                except _Died as died:
-                    self.failure = str(died)
                 except Exception as error:  # any way a server fails must not end the session
-                    self.failure = _describe(error)
-                    if attempt == 1 and not self.tools:
-                        break
-            self._fail(f"{self.failure}; it was not started again")
+                    died = _died(error)
+                    self.failure = str(died) if died else _describe(error)
+                    if died is None and not self.tools:
+                        break  # it never started: starting it again would fail the same way
+                    if attempt == 2:
+                        self.failure += ", twice; it was not started again"
+            self._fail(self.failure or "it stopped")
         finally:
             self._fail_waiting()
 
@@ -209,6 +210,15 @@ async def _list_tools(client: Client) -> tuple[RemoteTool, ...]:
 def _open_log(path: Path) -> TextIO:
     path.parent.mkdir(parents=True, exist_ok=True)
     return path.open("a", encoding="utf-8")
+
+
+def _died(error: BaseException) -> _Died | None:
+    """The ``_Died`` that ended a session, also from inside anyio's exception groups."""
+    if isinstance(error, _Died):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        return next((d for e in error.exceptions if (d := _died(e)) is not None), None)
+    return None
 
 
 def _describe(error: BaseException) -> str:
