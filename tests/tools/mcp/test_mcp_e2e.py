@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -22,7 +24,7 @@ import pytest
 from cli_process import nehanda
 from nehanda.cli.session import SessionOptions, open_session
 from nehanda.config.settings import Flags, user_settings_path
-from scripted_server import ScriptedServer
+from scripted_server import ScriptedServer, fixture_body
 from stripping_proxy import StrippingProxy
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "mcp"
@@ -60,7 +62,21 @@ def http_notes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
 def calls_received(log: Path) -> list[dict[str, Any]]:
     if not log.exists():
         return []
-    return [json.loads(line) for line in log.read_text().splitlines()]
+    found = [json.loads(line) for line in log.read_text().splitlines()]
+    return [call for call in found if call["event"] != "started"]
+
+
+def server_pids(log: Path) -> list[int]:
+    found = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return [call["pid"] for call in found if call["event"] == "started"]
+
+
+def is_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()
 
 
 def write_settings(text: str) -> None:
@@ -279,3 +295,30 @@ def test_nehanda_mcp_lists_servers_tools_and_their_cost(
     assert shown[1].startswith("off (user,") and "disabled" in shown[1]
     assert re.fullmatch(r"notes: running, 7 tools, ~\d+ tokens of schemas", shown[3])
     assert re.fullmatch(r"  mcp__notes__list_notes  ~\d+ tokens  read-only", shown[5])
+
+
+def test_ctrl_c_stops_the_servers(server: ScriptedServer, tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    write_settings(
+        f'[mcp_servers.notes]\ncommand = "{sys.executable}"\nargs = ["{NOTES}", "stdio"]\n'
+        f'env = {{ NOTES_LOG = "{log}" }}\n'
+    )
+    server.stream(fixture_body("e2e_mcp_answer.sse"), piece=16, stall_after=0, stall_for=10)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "nehanda", "run", "hi", "--provider", "vllm", "--base-url",
+         server.base_url, "--model", "q"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not server.received("/v1/chat/completions"):
+        time.sleep(0.05)
+    (pid,) = server_pids(log)
+    assert is_running(pid)
+    child.send_signal(signal.SIGINT)
+    _, stderr = child.communicate(timeout=30)
+    assert child.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and is_running(pid):
+        time.sleep(0.05)
+    assert not is_running(pid)
