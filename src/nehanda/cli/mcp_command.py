@@ -6,14 +6,18 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from nehanda.cli.mcp_setup import McpStart, start_mcp
 from nehanda.config.mcp import DefinedServer
 from nehanda.config.mcp_approvals import approval, approve
-from nehanda.config.settings import load_settings
+from nehanda.config.settings import Flags, load_settings
 from nehanda.errors import ConfigError
+
+if TYPE_CHECKING:
+    from nehanda.ui.live import LiveRenderer
 
 
 async def list_servers(workspace: Path) -> str:
@@ -76,6 +80,32 @@ def approve_server(workspace: Path, name: str, confirmed: bool) -> int:
     approve(workspace, server)
     click.echo(f"approved {name}; a change to what it runs will ask again")
     return 0
+
+
+async def offer_approvals(workspace: Path, flags: Flags, renderer: LiveRenderer) -> None:
+    """At a terminal, asks about each project server that is new or changed since its
+    approval, showing what it would run; a server not approved does not start."""
+    from nehanda.ui.approval import read_key
+
+    if not (sys.stdin.isatty() and renderer.console.is_terminal):
+        return
+    for server in load_settings(workspace, flags).mcp_servers:
+        state = approval(workspace, server)
+        if state == "approved" or not server.entry.enabled:
+            continue
+        what = "a new MCP server" if state == "new" else "an MCP server that changed since"
+        renderer.say(
+            f"{server.source} defines {what}{' you approved it' if state == 'changed' else ''}, "
+            f"{server.name!r}, which runs outside the sandbox with your rights:\n"
+            f"{_what_it_runs(server)}",
+            "yellow",
+        )
+        renderer.console.print("Start it? (y = yes, n = no) ", end="")
+        if (await read_key(sys.stdin)).lower() == "y":
+            approve(workspace, server)
+            renderer.say(f"yes; approved {server.name}")
+        else:
+            renderer.say(f"no; {server.name} will not start")
 
 
 def _defined_line(server: DefinedServer, workspace: Path) -> str:

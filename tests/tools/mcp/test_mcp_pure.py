@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -150,3 +151,21 @@ def test_the_names_listed_stay_within_the_budget() -> None:
     assert search.estimate_tokens(spec.description) <= 300
     assert "more (search to find them)" in spec.description
     assert "mcp__s__tool_199" in search.search_spec(names, 12800).description
+
+
+def test_rescue_mode_keeps_searched_tools_out_of_the_system_prompt_yet_parses_them() -> None:
+    from nehanda.events import MessageEnd, TextDelta, ToolUseEnd
+    from nehanda.providers.base import ChatRequest
+    from nehanda.providers.rescue import RescueStreamState, rescue_request
+    from nehanda.types import Message, Usage
+
+    listed = search.search_spec(["mcp__s__tool_1"], 1000)
+    (loaded,) = [replace(spec, searched=True) for spec in specs(2)[1:]]
+    request = ChatRequest("m", (Message.text_message("user", "go"),), (listed, loaded))
+    system = rescue_request(request).messages[0].text
+    assert "## ToolSearch" in system and "## mcp__s__tool_1" not in system
+    block = '[TOOL_CALL]{"name": "mcp__s__tool_1", "arguments": {"value": "x"}}[/TOOL_CALL]'
+    state = RescueStreamState(request.tools)
+    events = [*state.handle(TextDelta(block)), *state.handle(MessageEnd("end_turn", Usage()))]
+    calls = [e.tool_use for e in events if isinstance(e, ToolUseEnd)]
+    assert [(c.name, c.input) for c in calls] == [("mcp__s__tool_1", {"value": "x"})]
