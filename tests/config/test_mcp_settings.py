@@ -99,11 +99,16 @@ def test_variables_are_expanded_and_an_unset_one_skips_the_server(tmp_path: Path
 
 
 def test_approve_command_shows_what_runs(tmp_path: Path) -> None:
-    write(tmp_path / ".nehanda" / "settings.toml", PROJECT_SERVER)
+    write(
+        tmp_path / ".nehanda" / "settings.toml",
+        PROJECT_SERVER + 'env = { KEY = "${OPENAI_API_KEY:-}", HOME2 = "${HOME}" }\n',
+    )
     trust_folder(tmp_path)
     refused = nehanda("mcp", "approve", "tools", cwd=tmp_path)
     assert refused.returncode == 1 and "add --yes" in refused.stderr
     done = nehanda("mcp", "approve", "tools", "--yes", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "command: python tools.py" in done.stdout
+    assert "env: KEY=${OPENAI_API_KEY:-}" in done.stdout
+    assert "given these variables of your environment: $OPENAI_API_KEY, $HOME" in done.stdout
     assert started(tmp_path) == (["tools"], [])

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from nehanda.cli.mcp_setup import McpStart, start_mcp
-from nehanda.config.mcp import DefinedServer
+from nehanda.config.mcp import DefinedServer, variables_named
 from nehanda.config.mcp_approvals import approval, approve
 from nehanda.config.settings import Flags, load_settings
 from nehanda.errors import ConfigError
@@ -120,10 +120,12 @@ def _defined_line(server: DefinedServer, workspace: Path) -> str:
 def _what_it_runs(server: DefinedServer) -> str:
     entry = server.entry
     if entry.url is not None:
-        headers = ", ".join(entry.headers) or "none"
-        return f"  url: {entry.url}\n  headers: {headers}"
-    lines = [f"  command: {shlex.join([entry.command or '', *entry.args])}"]
-    lines += [f"  env: {key}={value}" for key, value in entry.env.items()]
-    if entry.cwd:
-        lines.append(f"  cwd: {entry.cwd}")
+        lines = [f"  url: {entry.url}", *(f"  header: {k}: {v}" for k, v in entry.headers.items())]
+    else:
+        lines = [f"  command: {shlex.join([entry.command or '', *entry.args])}"]
+        lines += [f"  env: {key}={value}" for key, value in entry.env.items()]
+        lines += [f"  cwd: {entry.cwd}"] if entry.cwd else []
+    if named := variables_named(entry):
+        listed = ", ".join(f"${name}" for name in named)
+        lines.append(f"  it is given these variables of your environment: {listed}")
     return "\n".join(lines)

@@ -109,6 +109,15 @@ def expand(entry: McpServerEntry, environ: Mapping[str, str]) -> McpServerEntry:
     )
 
 
+def variables_named(entry: McpServerEntry) -> list[str]:
+    """The environment variables ``entry``'s values name, in order, each once (a project
+    server that names ``${OPENAI_API_KEY}`` would receive the key: the approval says so)."""
+    values = [entry.command or "", *entry.args, *entry.env.values(), entry.cwd or ""]
+    values += [entry.url or "", *entry.headers.values()]
+    found = [match.group(1) for value in values for match in _VARIABLE.finditer(value)]
+    return list(dict.fromkeys(found))
+
+
 def servers_in_layer(table: Mapping[str, Any], origin: Origin, source: Path) -> list[DefinedServer]:
     """The ``[mcp_servers]`` of one settings file (already validated with it)."""
     return [

@@ -223,6 +223,17 @@ def test_a_server_that_never_answers_is_left_behind_with_a_note(
     assert all(not t["function"]["name"].startswith("mcp__") for t in sent(server)[0]["tools"])
 
 
+def test_a_server_whose_command_is_missing_is_named_in_a_note(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    write_settings('[mcp_servers.gone]\ncommand = "/nonexistent/mcp-server"\n')
+    server.stream("e2e_mcp_answer.sse")
+    events, chat = ask(tmp_path, server.base_url, "hello")
+    assert events[-1].text == "Saved your note."
+    (note,) = [n for n in chat.notes if "'gone'" in n]
+    assert "was not started: its command was not found" in note and "going on without it" in note
+
+
 def test_tool_search_with_200_tools(server: ScriptedServer, tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     write_settings(
@@ -244,6 +255,16 @@ def test_tool_search_with_200_tools(server: ScriptedServer, tmp_path: Path) -> N
     assert "mcp__notes__tool_7" in [tool["function"]["name"] for tool in second["tools"]]
     assert tool_messages(third)[-1] == "tool 7 got seven"
     assert calls_received(log) == [{"event": "many", "index": 7, "value": "seven"}]
+
+
+def test_headers_reach_an_http_server_with_variables_expanded(
+    server: ScriptedServer, http_notes: tuple[str, Path], tmp_path: Path
+) -> None:
+    url, _ = http_notes
+    write_settings(f'[mcp_servers.notes]\nurl = "{url}"\nheaders = {{ X-Team = "t-${{HOME}}" }}\n')
+    server.stream("e2e_vllm_mcp_header_value.sse").stream("e2e_mcp_answer.sse")
+    ask(tmp_path, server.base_url, "which team?", approve_all=True)
+    assert tool_messages(sent(server)[1]) == [f"t-{os.environ['HOME']}"]
 
 
 def test_a_call_that_times_out_is_an_error_and_the_server_hears_it_was_cancelled(
@@ -293,7 +314,7 @@ def test_nehanda_mcp_lists_servers_tools_and_their_cost(
     shown = asyncio.run(list_servers(tmp_path)).splitlines()
     assert shown[0].startswith(f"notes (user, {user_settings_path()}): {url}")
     assert shown[1].startswith("off (user,") and "disabled" in shown[1]
-    assert re.fullmatch(r"notes: running, 7 tools, ~\d+ tokens of schemas", shown[3])
+    assert re.fullmatch(r"notes: running, 8 tools, ~\d+ tokens of schemas", shown[3])
     assert re.fullmatch(r"  mcp__notes__list_notes  ~\d+ tokens  read-only", shown[5])
 
 

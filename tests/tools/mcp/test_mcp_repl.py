@@ -47,7 +47,7 @@ def test_a_project_server_is_offered_for_approval_and_listed_by_slash_mcp(
         child.expect("approved notes")
         child.expect_exact(PROMPT)
         child.send("/mcp\r")
-        child.expect(r"notes: running, 7 tools")
+        child.expect(r"notes: running, 8 tools")
         child.expect(r"mcp__notes__list_notes\s+~\d+ tokens\s+read-only")
         child.expect_exact(PROMPT)
         child.send("/exit\r")

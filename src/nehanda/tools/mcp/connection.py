@@ -57,6 +57,10 @@ class _Died(Exception):
     pass
 
 
+class _NoAnswer(Exception):
+    pass
+
+
 @dataclass
 class _Job:
     tool: str
@@ -78,10 +82,11 @@ class Connection:
     _jobs: asyncio.Queue[_Job] = field(default_factory=asyncio.Queue)
     _owner: asyncio.Task[None] | None = None
     _listed: asyncio.Future[None] | None = None
+    _start_timeout: float = 30.0
 
     async def start(self, timeout: float) -> None:
         """Starts the server and lists its tools; a failure sets ``state`` and ``failure``."""
-        self._listed = asyncio.get_running_loop().create_future()
+        self._listed, self._start_timeout = asyncio.get_running_loop().create_future(), timeout
         self._owner = asyncio.create_task(self._own(), name=f"mcp server {self.name}")
         try:
             await asyncio.wait_for(asyncio.shield(self._listed), timeout)
@@ -184,7 +189,12 @@ class Connection:
                     command=entry.command or "", args=entry.args, env=entry.env, cwd=entry.cwd
                 )
                 transport = stdio_client(params, errlog=log)
-            yield await stack.enter_async_context(Client(transport))
+            try:
+                async with asyncio.timeout(self._start_timeout):
+                    client = await stack.enter_async_context(Client(transport))
+            except TimeoutError:
+                raise _NoAnswer(f"it did not answer within {self._start_timeout:g} s") from None
+            yield client
 
 
 async def _list_tools(client: Client) -> tuple[RemoteTool, ...]:
@@ -224,6 +234,8 @@ def _died(error: BaseException) -> _Died | None:
 def _describe(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup) and error.exceptions:
         return _describe(error.exceptions[0])
+    if isinstance(error, _NoAnswer):
+        return str(error)
     if isinstance(error, FileNotFoundError):
         return f"its command was not found ({error.filename or error})"
     return f"{type(error).__name__}: {error}".rstrip(": ")
