@@ -132,7 +132,9 @@ class Connection:
                     if died is None and not self.tools:
                         break  # it never started: starting it again would fail the same way
                     if attempt == 2:
-                        self.failure += ", twice; it was not started again"
+                        self.failure += (
+                            ", twice; it was not started again" if died else (" when started again")
+                        )
             self._fail(self.failure or "it stopped")
         finally:
             self._fail_waiting()
