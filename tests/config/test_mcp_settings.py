@@ -31,10 +31,10 @@ def started(workspace: Path) -> tuple[list[str], list[str]]:
 def test_user_servers_start_and_project_ones_wait_for_trust(tmp_path: Path) -> None:
     write(user_settings_path(), '[mcp_servers.mine]\nurl = "http://127.0.0.1:1/mcp"\n')
     write(tmp_path / ".nehanda" / "settings.toml", PROJECT_SERVER)
-    write(tmp_path / ".mcp.json", json.dumps({"mcpServers": {"js": {"command": "node"}}}))
+    write(tmp_path / ".mcp.json", "{ a broken file nehanda must not even read here")
     names, notes = started(tmp_path)
     assert names == ["mine"]
-    assert any(".mcp.json defines MCP servers (js)" in note for note in notes)
+    assert any(".mcp.json defines MCP servers; a project may start" in note for note in notes)
     assert load_settings(tmp_path).untrusted_ignored == ("mcp_servers",)
 
 
@@ -65,8 +65,15 @@ def test_mcp_json_in_claude_code_format(tmp_path: Path) -> None:
     defined = {s.name: s for s in load_settings(tmp_path).mcp_servers}
     assert defined["local"].entry.args == ["s.js"] and defined["local"].origin == "project"
     assert defined["remote"].entry.url == "https://x.example/mcp"
-    write(tmp_path / ".mcp.json", json.dumps({"mcpServers": {"x": {"type": "sse", "url": "u"}}}))
-    with pytest.raises(ConfigError, match="type 'sse' is not supported"):
+    servers["old"] = {"type": "sse", "url": "https://x.example/sse"}
+    write(tmp_path / ".mcp.json", json.dumps({"mcpServers": servers}))
+    settings = load_settings(tmp_path)
+    assert [s.name for s in settings.mcp_servers] == ["local", "remote"]
+    assert (
+        "'old'" in settings.mcp_notes[0] and "type 'sse' is not supported" in settings.mcp_notes[0]
+    )
+    write(tmp_path / ".mcp.json", '{"mcpServers": {"x": {"command": "a", "bogus": 1}}}')
+    with pytest.raises(ConfigError, match=r"mcpServers\.x\.bogus"):
         load_settings(tmp_path)
 
 

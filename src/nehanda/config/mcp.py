@@ -130,28 +130,38 @@ def mcp_json_path(workspace: Path) -> Path:
     return workspace / ".mcp.json"
 
 
-def read_mcp_json(workspace: Path) -> list[DefinedServer]:
-    """The servers a project's ``.mcp.json`` defines; ``ConfigError`` for a broken file."""
+def read_mcp_json(workspace: Path) -> tuple[list[DefinedServer], list[str]]:
+    """The servers a project's ``.mcp.json`` defines, and a note for each one of a kind
+    nehanda does not speak (``sse``); ``ConfigError`` for a broken file."""
     path = mcp_json_path(workspace)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return []
+        return [], []
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ConfigError(f"{path}: cannot read it as JSON: {exc}") from exc
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         raise ConfigError(f'{path}: expected {{"mcpServers": {{NAME: {{...}}}}}}')
-    return [_from_claude_format(path, name, raw) for name, raw in servers.items()]
+    found, notes = [], []
+    for name, raw in servers.items():
+        kind = (
+            raw.get("type", "stdio" if "command" in raw else "http")
+            if isinstance(raw, dict)
+            else ""
+        )
+        if kind in ("stdio", "http", "streamable-http"):
+            found.append(_from_claude_format(path, name, raw))
+        else:
+            notes.append(
+                f"MCP server {name!r} in {path} was skipped: type {kind!r} is not supported "
+                '(nehanda speaks stdio and streamable HTTP, type "http")'
+            )
+    return found, notes
 
 
-def _from_claude_format(path: Path, name: str, raw: Any) -> DefinedServer:
-    if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: mcpServers.{name} must be an object")
-    fields = dict(raw)
-    kind = fields.pop("type", "stdio" if "command" in fields else "http")
-    if kind not in ("stdio", "http", "streamable-http"):
-        raise ConfigError(f"{path}: mcpServers.{name}: type {kind!r} is not supported (use http)")
+def _from_claude_format(path: Path, name: str, raw: dict[str, Any]) -> DefinedServer:
+    fields = {key: value for key, value in raw.items() if key != "type"}
     try:
         entry = McpServerEntry.model_validate(fields)
     except ValidationError as exc:

@@ -27,6 +27,7 @@ from nehanda.config.mcp import (
     DefinedServer,
     McpServerEntry,
     McpTable,
+    mcp_json_path,
     merge_servers,
     read_mcp_json,
     servers_in_layer,
@@ -205,17 +206,20 @@ def load_settings(
 def _mcp_servers(
     workspace: Path, servers: list[DefinedServer]
 ) -> tuple[tuple[DefinedServer, ...], tuple[str, ...]]:
-    """The settings files' servers and, in a trusted folder, ``.mcp.json``'s."""
-    from_json = read_mcp_json(workspace)
-    if from_json and not is_trusted(workspace):
-        names = ", ".join(server.name for server in from_json)
-        note = (
-            f".mcp.json defines MCP servers ({names}); a project may start servers only once "
-            "you trust its folder, so they were skipped (run `nehanda trust` if you do)"
-        )
+    """The settings files' servers and, in a trusted folder, ``.mcp.json``'s (an untrusted
+    folder's is not even read: a broken one must not stop nehanda there)."""
+    if not mcp_json_path(workspace).is_file():
+        return merge_servers(servers)
+    if not is_trusted(workspace):
         kept, notes = merge_servers(servers)
+        note = (
+            ".mcp.json defines MCP servers; a project may start servers only once you trust "
+            "its folder, so they were skipped (run `nehanda trust` if you do)"
+        )
         return kept, (note, *notes)
-    return merge_servers(servers + from_json)
+    from_json, skipped = read_mcp_json(workspace)
+    kept, notes = merge_servers(servers + from_json)
+    return kept, (*skipped, *notes)
 
 
 _Layer = tuple[Path, str, dict[str, Any]]
