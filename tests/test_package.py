@@ -30,6 +30,7 @@ LAYERS = {
     "nehanda.providers.calling": ("tools", "permissions", "ui", "engine", "cli"),
     "nehanda.config.settings": ("providers", "tools", "permissions", "ui", "engine", "cli"),
     "nehanda.tools.registry": ("permissions", "ui", "engine", "cli"),
+    "nehanda.tools.mcp.toolset": ("permissions", "ui", "engine", "cli"),
     "nehanda.permissions.gate": ("ui", "engine", "cli"),
     "nehanda.engine.loop": ("tools", "permissions", "ui", "cli"),
     "nehanda.exam.report": ("permissions", "ui", "cli"),

@@ -95,11 +95,17 @@ class Message:
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """What the model is told about a tool; ``input_schema`` is a JSON Schema object."""
+    """What the model is told about a tool; ``input_schema`` is a JSON Schema object.
+
+    ``searched`` marks a tool the model learnt from a ToolSearch result: it is callable,
+    and rescue mode leaves it out of the system prompt, which stays as it was (and the
+    server's prompt cache with it), since its schema is in the transcript already.
+    """
 
     name: str
     description: str
     input_schema: JsonObject
+    searched: bool = False
 
 
 @dataclass(frozen=True)

@@ -278,6 +278,38 @@ def trust(folder: Path | None) -> int:
     return 0
 
 
+@cli.group(invoke_without_command=True)
+@click.pass_context
+def mcp(context: click.Context) -> int:
+    """List the MCP servers: their state, their tools, what their schemas cost."""
+    if context.invoked_subcommand is not None:
+        return 0
+    import asyncio
+
+    from nehanda.cli.mcp_command import list_servers
+
+    try:
+        click.echo(asyncio.run(list_servers(Path.cwd().resolve())))
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 1
+    return 0
+
+
+@mcp.command("approve")
+@click.argument("name")
+@click.option("--yes", "-y", "confirmed", is_flag=True, help="Approve without asking.")
+def mcp_approve(name: str, confirmed: bool) -> int:
+    """Approve the project's MCP server NAME as it is defined now."""
+    from nehanda.cli.mcp_command import approve_server
+
+    try:
+        return approve_server(Path.cwd().resolve(), name, confirmed)
+    except ConfigError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 1
+
+
 def _read_prompt(prompt: str | None) -> str:
     if prompt is not None and prompt != "-":
         text = prompt
@@ -291,6 +323,9 @@ def _read_prompt(prompt: str | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from nehanda.config.environ import capture_startup_environ
+
+    capture_startup_environ()
     try:
         code = cli.main(args=argv, prog_name="nehanda", standalone_mode=False)
     except click.ClickException as exc:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from nehanda import __version__
+from nehanda.cli.mcp_command import offer_approvals
 from nehanda.cli.repl_commands import Command, Invalid, help_sections, parse
 from nehanda.cli.repl_input import Interrupted, Reader, make_reader
 from nehanda.cli.session import (
@@ -55,6 +56,7 @@ async def _main(options: SessionOptions) -> int:
     renderer = LiveRenderer(make_console(), options.workspace)
     try:
         await _offer_trust(options, renderer)
+        await offer_approvals(options.workspace, options.flags, renderer)
         chat = await open_session(options)
     except NehandaError as exc:
         renderer.error(str(exc))
@@ -281,6 +283,11 @@ class Repl:
 
     async def _cmd_permissions(self) -> None:
         self.renderer.say(describe_permissions(self.chat.gate.rules))
+
+    async def _cmd_mcp(self) -> None:
+        from nehanda.cli.mcp_command import describe_running
+
+        self.renderer.say(describe_running(self.chat.mcp))
 
     async def _cmd_clear(self) -> None:
         await self._new_conversation(None)

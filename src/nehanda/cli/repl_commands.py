@@ -39,6 +39,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("tools", "/tools", "what the model may call, with what permission"),
     CommandSpec("permissions", "/permissions", "the permission mode and rules in force"),
+    CommandSpec("mcp", "/mcp", "the MCP servers, their state and tools"),
     CommandSpec("clear", "/clear", "start a new conversation"),
     CommandSpec("resume", "/resume [ID]", "list recent sessions here, or continue session ID", 1),
     CommandSpec("cost", "/cost", "tokens used so far"),

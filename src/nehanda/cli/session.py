@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from nehanda import __version__
+from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.profiles import PROFILES
 from nehanda.config.settings import (
@@ -71,6 +72,7 @@ class ChatSession:
     log: SessionLog
     id: str
     notes: list[str] = field(default_factory=list)
+    mcp: McpStart = field(default_factory=McpStart)
     _logged: int = 0
 
     @property
@@ -114,7 +116,11 @@ class ChatSession:
 
     async def close(self) -> None:
         self.log.close()
-        await self.agent.provider.aclose()
+        try:
+            await self.agent.provider.aclose()
+        finally:
+            if self.mcp.servers is not None:
+                await self.mcp.servers.stop()
 
     def _log_new_messages(self) -> None:
         for message in self.agent.messages[self._logged :]:
@@ -122,7 +128,9 @@ class ChatSession:
         self._logged = len(self.agent.messages)
 
 
-async def open_session(options: SessionOptions) -> ChatSession:
+async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> ChatSession:
+    """A session as ``options`` say; ``mcp`` gives servers already running (a reopened
+    session keeps its own), else the settings' servers start now."""
     settings = load_settings(options.workspace, options.flags)
     rules = PermissionRules.from_settings(settings.permissions)
     trust_note = untrusted_note(settings.untrusted_ignored)
@@ -139,6 +147,11 @@ async def open_session(options: SessionOptions) -> ChatSession:
             # The address or key the user meant may be the one that was ignored.
             raise with_hint(exc, f"\n{trust_note}") from exc
         raise
+    try:
+        mcp = mcp or await start_mcp(settings, options.workspace)
+    except BaseException:
+        await provider.aclose()
+        raise
     support = ToolSupportCache()
     decision = choose_mode(config, capabilities, support, options.mode_override)
     calling = ToolCalling(provider, decision.mode, recover_leaks=settings.recover_leaked_calls)
@@ -146,7 +159,7 @@ async def open_session(options: SessionOptions) -> ChatSession:
     agent = Agent(
         provider=calling,
         model=config.model or "",
-        toolset=_tool_gate(options, settings, rules, config),
+        toolset=_tool_gate(options, settings, rules, config, mcp),
         max_turns=settings.max_turns,
         messages=[
             Message.text_message("system", build_system_prompt(options.workspace, instructions)),
@@ -158,7 +171,8 @@ async def open_session(options: SessionOptions) -> ChatSession:
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
     notes = ([trust_note] if trust_note else []) + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
-    chat = ChatSession(agent, config, calling, support, log, session_id, notes)
+    notes += mcp.notes
+    chat = ChatSession(agent, config, calling, support, log, session_id, notes, mcp)
     chat._logged = len(agent.messages)
     return chat
 
@@ -168,8 +182,9 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     provider, model or mode); the permissions granted so far carry over. ``chat`` is
     closed once the new session is open, and left open when opening fails."""
     conversation = Session(chat.id, messages=list(chat.agent.messages))
-    reopened = await open_session(replace(options, resume=conversation))
+    reopened = await open_session(replace(options, resume=conversation), chat.mcp)
     reopened.agent.toolset = chat.agent.toolset
+    chat.mcp = McpStart()
     await chat.close()
     return reopened
 
@@ -228,7 +243,11 @@ def _instruction_notes(instructions: list[Instructions]) -> list[str]:
 
 
 def _tool_gate(
-    options: SessionOptions, settings: Settings, rules: PermissionRules, config: ProviderConfig
+    options: SessionOptions,
+    settings: Settings,
+    rules: PermissionRules,
+    config: ProviderConfig,
+    mcp: McpStart,
 ) -> ToolGate:
     """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal."""
     mode = "yolo" if options.approve_all else options.permission_mode
@@ -246,4 +265,5 @@ def _tool_gate(
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
         approver = TerminalApprover(sys.stdin, sys.stderr, options.workspace)
-    return ToolGate(BuiltinTools(context), options.workspace, rules, approver)
+    tools = with_mcp(BuiltinTools(context), mcp.servers, settings, config, rules.mode == "plan")
+    return ToolGate(tools, options.workspace, rules, approver)

@@ -23,6 +23,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from nehanda.config.mcp import (
+    DefinedServer,
+    McpServerEntry,
+    McpTable,
+    mcp_json_path,
+    merge_servers,
+    read_mcp_json,
+    servers_in_layer,
+)
+from nehanda.config.mcp import Origin as McpOrigin
 from nehanda.config.permission_modes import Mode
 from nehanda.config.profiles import PROFILES, profile_for
 from nehanda.config.trust import is_trusted, restrain_untrusted
@@ -91,6 +101,8 @@ class SettingsFile(BaseModel):
     recover_leaked_calls: bool = True
     providers: dict[str, ProviderEntry] = Field(default_factory=dict)
     permissions: PermissionsTable = Field(default_factory=PermissionsTable)
+    mcp_servers: dict[str, McpServerEntry] = Field(default_factory=dict)
+    mcp: McpTable = Field(default_factory=McpTable)
 
 
 @dataclass(frozen=True)
@@ -139,6 +151,11 @@ class Settings:
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
     # Keys of an untrusted project file that were ignored, such as "permissions.allow".
     untrusted_ignored: tuple[str, ...] = ()
+    mcp: McpTable = field(default_factory=McpTable)
+    # Every MCP server defined, user ones first; project ones still need approval.
+    mcp_servers: tuple[DefinedServer, ...] = ()
+    # Why servers were left out while reading the settings.
+    mcp_notes: tuple[str, ...] = ()
 
 
 def user_settings_path() -> Path:
@@ -155,10 +172,14 @@ def load_settings(
     """Reads every layer and merges them; later layers win key by key."""
     merged: dict[str, Any] = {}
     permissions: list[tuple[Path, str, Mapping[str, Any]]] = []
+    servers: list[DefinedServer] = []
     layers, ignored, ignored_rules = _file_layers(workspace)
     for path, text, layer in layers:
         permissions.append((path, text, layer.pop("permissions", {})))
+        origin: McpOrigin = "project" if path == project_settings_path(workspace) else "user"
+        servers += servers_in_layer(layer.pop("mcp_servers", {}), origin, path)
         _deep_merge(merged, layer)
+    mcp_servers, mcp_notes = _mcp_servers(workspace, servers)
     try:
         parsed = SettingsFile.model_validate(merged)
     except ValidationError as exc:  # only reachable through a merge of valid layers
@@ -176,7 +197,29 @@ def load_settings(
         force_manual_tools=flags.force_manual_tools,
         permissions=replace(_merge_permissions(permissions), ignored=ignored_rules),
         untrusted_ignored=ignored,
+        mcp=parsed.mcp,
+        mcp_servers=mcp_servers,
+        mcp_notes=mcp_notes,
     )
+
+
+def _mcp_servers(
+    workspace: Path, servers: list[DefinedServer]
+) -> tuple[tuple[DefinedServer, ...], tuple[str, ...]]:
+    """The settings files' servers and, in a trusted folder, ``.mcp.json``'s (an untrusted
+    folder's is not even read: a broken one must not stop nehanda there)."""
+    if not mcp_json_path(workspace).is_file():
+        return merge_servers(servers)
+    if not is_trusted(workspace):
+        kept, notes = merge_servers(servers)
+        note = (
+            ".mcp.json defines MCP servers; a project may start servers only once you trust "
+            "its folder, so they were skipped (run `nehanda trust` if you do)"
+        )
+        return kept, (note, *notes)
+    from_json, skipped = read_mcp_json(workspace)
+    kept, notes = merge_servers(servers + from_json)
+    return kept, (*skipped, *notes)
 
 
 _Layer = tuple[Path, str, dict[str, Any]]

@@ -75,6 +75,8 @@ def restrain_untrusted(
     if mode is not None and MODES.index(mode) > MODES.index(user_mode):
         del permissions["mode"]
         dropped.append("permissions.mode")
+    if kept.pop("mcp_servers", None):
+        dropped.append("mcp_servers")
     user_providers = user.get("providers", {})
     for name, entry in kept.get("providers", {}).items():
         for key in PROVIDER_ROUTING_KEYS:

@@ -45,6 +45,8 @@ from nehanda.permissions.rules import (
 )
 from nehanda.permissions.shell import SimpleCommand, analyse
 from nehanda.tools.base import Tool
+from nehanda.tools.mcp.names import PREFIX as MCP_PREFIX
+from nehanda.tools.mcp.search import NAME as TOOL_SEARCH
 from nehanda.tools.paths import is_inside, workspace_relative
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
@@ -53,6 +55,7 @@ PROTECTED_DIRS = frozenset({".git", ".nehanda", ".vscode", ".idea"})
 PROTECTED_FILES = frozenset(
     {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".bash_login", ".zshrc"}
     | {".zprofile", ".zshenv", ".profile", ".envrc", ".npmrc", ".pypirc", ".ripgreprc"}
+    | {".mcp.json"}
 )
 
 
@@ -145,6 +148,8 @@ def _decide_tool(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> 
         return _decide_command(tool, tool_use, rules)
     if tool is not None and tool.path_argument is not None:
         return _decide_paths(tool, tool_use, rules, workspace)
+    if tool_use.name.startswith(MCP_PREFIX) or tool_use.name == TOOL_SEARCH:
+        return _decide_mcp(tool_use, rules)
     return Deny(f"{tool_use.name} is not a tool nehanda has")
 
 
@@ -320,3 +325,31 @@ def _where(target: _Target) -> str:
 
 def _shown(targets: list[_Target]) -> str:
     return targets[0].raw if len(targets) == 1 else ", ".join(t.raw for t in targets)
+
+
+# -- MCP tools ----------------------------------------------------------------------
+
+
+def _decide_mcp(tool_use: ToolUse, rules: PermissionRules) -> Decision:
+    """An MCP tool asks unless a rule allows it or ``--yes`` was given; nehanda cannot see
+    what it does. ToolSearch only reads nehanda's own list of tools. In plan mode the
+    tools offered are those their server calls read-only, and they still ask: the
+    claim is the server's."""
+    name = tool_use.name
+    if name == TOOL_SEARCH:
+        return Allow("ToolSearch only reads the list of MCP tools")
+    if rule := next((r for r in rules.deny if r.covers(name)), None):
+        return Deny(f"the deny rule {rule.text} matches")
+    if rules.mode == "yolo":
+        return Allow("yolo mode (--yes) runs every call")
+    if rules.mode == "plan":
+        return Ask("plan mode: its server says this tool only reads, which nehanda cannot check")
+    if rule := next((r for r in rules.ask if r.covers(name)), None):
+        return Ask(f"the ask rule {rule.text} matches")
+    if rule := next((r for r in rules.allow if r.covers(name)), None):
+        return Allow(f"the allow rule {rule.text} matches")
+    server = name.removeprefix(MCP_PREFIX).split("__", 1)[0]
+    return Ask(
+        f"{name} is a tool of the MCP server {server!r}; MCP tools ask before they run",
+        (name,),
+    )

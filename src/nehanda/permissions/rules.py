@@ -13,6 +13,9 @@
   ``Edit(…)`` rules every file tool that writes (Edit, Write); other names cover their
   own tool. Which tools these are, and which one runs commands, the tools say. A bare
   name (``Bash``, ``Edit``) matches every call of those tools, as does ``Bash(*)``.
+- MCP tools are named as offered, without a specifier: ``mcp__github__create_issue``;
+  ``mcp__github__*`` (or ``mcp__github``) covers every tool of the server ``github``,
+  ``mcp__*`` every MCP tool.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from nehanda.tools.patterns import MAGIC_CHARS, compile_glob
 from nehanda.tools.registry import BUILTIN_TOOLS
 
 _RULE = re.compile(r"([A-Za-z]+)(?:\((.*)\))?", re.DOTALL)
+_MCP_RULE = re.compile(r"mcp__(?:\*|[A-Za-z0-9_-]+?(?:__\*|__[A-Za-z0-9_-]+)?)")
 
 
 def family(tool: Tool) -> str | None:
@@ -50,12 +54,16 @@ class Rule:
     def covers(self, tool_name: str) -> bool:
         if tool_name == self.tool:
             return True
+        if self.tool.startswith("mcp__"):
+            return _mcp_covers(self.tool, tool_name)
         tool = BUILTIN_TOOLS.get(tool_name)
         return tool is not None and family(tool) == self.tool
 
 
 def parse_rule(text: str) -> Rule:
     """The rule ``text`` stands for; ``ValueError`` saying what is wrong with it."""
+    if text.strip().startswith("mcp__"):
+        return _parse_mcp_rule(text)
     match = _RULE.fullmatch(text.strip())
     if match is None:
         raise ValueError(
@@ -70,6 +78,29 @@ def parse_rule(text: str) -> Rule:
     if specifier is not None:
         _check_specifier(tool, specifier.strip())
     return Rule(text.strip(), tool, None if specifier is None else specifier.strip())
+
+
+def _parse_mcp_rule(text: str) -> Rule:
+    if _MCP_RULE.fullmatch(text.strip()) is None:
+        raise ValueError(
+            f"{text!r} is not an MCP tool rule: write mcp__SERVER__TOOL, mcp__SERVER__* "
+            "or mcp__*, without a specifier"
+        )
+    return Rule(text.strip(), text.strip(), None)
+
+
+def _mcp_covers(rule: str, tool_name: str) -> bool:
+    """Server names never hold ``__`` (``tools.mcp.names``), so ``mcp__a__*`` and
+    ``mcp__a`` reach the tools of server ``a`` only."""
+    if rule == "mcp__*":
+        return tool_name.startswith("mcp__")
+    if rule.endswith("__*"):
+        server_prefix = rule.removesuffix("*")
+    elif "__" not in rule.removeprefix("mcp__"):
+        server_prefix = rule + "__"
+    else:
+        return False  # a rule naming one tool covers that tool only
+    return tool_name.startswith(server_prefix)
 
 
 def _check_specifier(tool: str, specifier: str) -> None:

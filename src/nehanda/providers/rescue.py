@@ -101,7 +101,7 @@ def rescue_request(request: ChatRequest) -> ChatRequest:
     """The request as a model without native tools must see it."""
     system_texts = [m.text for m in request.messages if m.role == "system" and m.text]
     if request.tools:
-        system_texts.append(render_tool_prompt(request.tools))
+        system_texts.append(render_tool_prompt(s for s in request.tools if not s.searched))
     names = {use.id: use.name for m in request.messages for use in m.tool_uses}
     body = [_as_text(m, names) for m in request.messages if m.role != "system"]
     last_user = max((i for i, m in enumerate(body) if m.role == "user"), default=None)

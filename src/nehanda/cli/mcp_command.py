@@ -1,0 +1,131 @@
+"""``nehanda mcp`` (the servers, their state and tools, what their schemas cost), the REPL's
+``/mcp``, and ``nehanda mcp approve NAME``."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from nehanda.cli.mcp_setup import McpStart, start_mcp
+from nehanda.config.mcp import DefinedServer, variables_named
+from nehanda.config.mcp_approvals import approval, approve
+from nehanda.config.settings import Flags, load_settings
+from nehanda.errors import ConfigError
+
+if TYPE_CHECKING:
+    from nehanda.ui.live import LiveRenderer
+
+
+async def list_servers(workspace: Path) -> str:
+    """Starts every server that may start, describes them all, and stops them."""
+    settings = load_settings(workspace)
+    if not settings.mcp_servers:
+        notes = "\n".join(settings.mcp_notes)
+        return "No MCP servers are configured ([mcp_servers.NAME] in settings)." + (
+            f"\n{notes}" if notes else ""
+        )
+    start = await start_mcp(settings, workspace)
+    try:
+        lines = [_defined_line(server, workspace) for server in settings.mcp_servers]
+        return "\n".join([*lines, "", describe_running(start)]).rstrip()
+    finally:
+        if start.servers is not None:
+            await start.servers.stop()
+
+
+def describe_running(start: McpStart) -> str:
+    """The running servers' tools, each with its schema's cost, then what was skipped."""
+    from nehanda.tools.mcp.search import spec_tokens
+
+    lines: list[str] = []
+    servers = start.servers
+    for connection in servers.connections if servers else ():
+        tools = (
+            [tool for tool in servers.tools if tool.server == connection.name] if servers else []
+        )
+        cost = spec_tokens(tool.spec for tool in tools)
+        lines.append(
+            f"{connection.name}: {connection.state}, {len(tools)} tools, ~{cost} tokens of schemas"
+            + (f" ({connection.failure})" if connection.failure else "")
+        )
+        lines += [
+            f"  {tool.spec.name}  ~{spec_tokens([tool.spec])} tokens"
+            + ("  read-only" if tool.remote.read_only else "")
+            for tool in tools
+        ]
+    lines += start.notes
+    return "\n".join(lines) or "No MCP server is running."
+
+
+def approve_server(workspace: Path, name: str, confirmed: bool) -> int:
+    settings = load_settings(workspace)
+    server = next((s for s in settings.mcp_servers if s.name == name), None)
+    if server is None:
+        known = ", ".join(s.name for s in settings.mcp_servers) or "none"
+        raise ConfigError(f"no MCP server {name!r} is defined here (defined: {known})")
+    if server.origin == "user":
+        click.echo(f"{name} is in your user settings ({server.source}); it needs no approval")
+        return 0
+    click.echo(f"{name} from {server.source} runs:\n{_what_it_runs(server)}")
+    if not confirmed:
+        if not sys.stdin.isatty():
+            raise ConfigError("cannot ask without a terminal; add --yes to approve it as shown")
+        if not click.confirm("Approve it?", default=False):
+            click.echo("not approved")
+            return 1
+    approve(workspace, server)
+    click.echo(f"approved {name}; a change to what it runs will ask again")
+    return 0
+
+
+async def offer_approvals(workspace: Path, flags: Flags, renderer: LiveRenderer) -> None:
+    """At a terminal, asks about each project server that is new or changed since its
+    approval, showing what it would run; a server not approved does not start."""
+    from nehanda.ui.approval import read_key
+
+    if not (sys.stdin.isatty() and renderer.console.is_terminal):
+        return
+    for server in load_settings(workspace, flags).mcp_servers:
+        state = approval(workspace, server)
+        if state == "approved" or not server.entry.enabled:
+            continue
+        what = "a new MCP server" if state == "new" else "an MCP server that changed since"
+        renderer.say(
+            f"{server.source} defines {what}{' you approved it' if state == 'changed' else ''}, "
+            f"{server.name!r}, which runs outside the sandbox with your rights:\n"
+            f"{_what_it_runs(server)}",
+            "yellow",
+        )
+        renderer.console.print("Start it? (y = yes, n = no) ", end="")
+        if (await read_key(sys.stdin)).lower() == "y":
+            approve(workspace, server)
+            renderer.say(f"yes; approved {server.name}")
+        else:
+            renderer.say(f"no; {server.name} will not start")
+
+
+def _defined_line(server: DefinedServer, workspace: Path) -> str:
+    entry = server.entry
+    where = entry.url or shlex.join([entry.command or "", *entry.args])
+    state = "disabled" if not entry.enabled else approval(workspace, server)
+    shown = {"approved": "", "new": ", not approved yet", "changed": ", changed: approve again"}
+    extra = shown.get(state, ", disabled")
+    return f"{server.name} ({server.origin}, {server.source}{extra}): {where}"
+
+
+def _what_it_runs(server: DefinedServer) -> str:
+    entry = server.entry
+    if entry.url is not None:
+        lines = [f"  url: {entry.url}", *(f"  header: {k}: {v}" for k, v in entry.headers.items())]
+    else:
+        lines = [f"  command: {shlex.join([entry.command or '', *entry.args])}"]
+        lines += [f"  env: {key}={value}" for key, value in entry.env.items()]
+        lines += [f"  cwd: {entry.cwd}"] if entry.cwd else []
+    if named := variables_named(entry):
+        listed = ", ".join(f"${name}" for name in named)
+        lines.append(f"  it is given these variables of your environment: {listed}")
+    return "\n".join(lines)

@@ -1,0 +1,88 @@
+"""The session's MCP servers: which may start, started, and their tools beside the built-ins.
+
+A project server starts only once approved for its current fingerprint, a server whose
+``${VAR}`` is unset does not start, and each skip is a note. The SDK is imported only
+when some server is to start.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nehanda.config.environ import startup_environ
+from nehanda.config.mcp import DefinedServer, McpServerEntry, expand
+from nehanda.config.mcp_approvals import approval, skipped_note
+from nehanda.config.settings import ProviderConfig, Settings
+from nehanda.types import Toolset
+
+if TYPE_CHECKING:
+    from nehanda.tools.mcp.servers import McpServers
+
+
+@dataclass
+class McpStart:
+    """The servers that started (``None`` when none was to start) and what was skipped."""
+
+    servers: McpServers | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def runnable(
+    settings: Settings, workspace: Path
+) -> tuple[list[tuple[str, McpServerEntry]], list[str]]:
+    """The servers that may start, expanded, and a note for each one that may not."""
+    notes = list(settings.mcp_notes)
+    ready: list[tuple[str, McpServerEntry]] = []
+    environ = startup_environ()
+    for server in settings.mcp_servers:
+        if not server.entry.enabled:
+            continue
+        if (state := approval(workspace, server)) != "approved":
+            notes.append(skipped_note(server, state))
+            continue
+        try:
+            ready.append((server.name, expand(server.entry, environ)))
+        except ValueError as error:
+            notes.append(_skipped(server, str(error)))
+    return ready, notes
+
+
+async def start_mcp(settings: Settings, workspace: Path) -> McpStart:
+    ready, notes = runnable(settings, workspace)
+    if not ready:
+        return McpStart(None, notes)
+    try:
+        from nehanda.tools.mcp.servers import McpServers
+    except ImportError:
+        names = ", ".join(name for name, _ in ready)
+        why = "the MCP support is not installed: pip install 'nehanda[mcp]'"
+        return McpStart(None, [*notes, f"MCP servers ({names}) were not started: {why}"])
+    servers = await McpServers.start(ready, settings.mcp.start_timeout)
+    return McpStart(servers, [*notes, *servers.notes])
+
+
+def with_mcp(
+    inner: Toolset,
+    servers: McpServers | None,
+    settings: Settings,
+    config: ProviderConfig,
+    plan: bool,
+) -> Toolset:
+    """``inner`` with the servers' tools, deferred behind ToolSearch when too many."""
+    if servers is None or not servers.tools:
+        return inner
+    from nehanda.tools.mcp import search
+    from nehanda.tools.mcp.toolset import WithMcp
+
+    toolset = WithMcp(inner, servers, read_only_only=plan)
+    budget = search.tool_budget(config.context_cap, settings.mcp)
+    offered = [tool.spec for tool in toolset.offered]
+    toolset.deferred = search.should_defer(offered, settings.mcp, budget)
+    toolset.budget = budget
+    return toolset
+
+
+def _skipped(server: DefinedServer, why: str) -> str:
+    return f"MCP server {server.name!r} from {server.source} was not started: {why}"

@@ -1,0 +1,70 @@
+"""The MCP servers of a session: started together, their tools named, stopped together.
+
+``McpServers.start`` starts every server in parallel, each within the start timeout; a
+server that fails or takes too long is left out, with a note, and the session goes on.
+Each server's tools become ``McpTool``s under their offered names (``names``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nehanda.config.mcp import McpServerEntry
+from nehanda.fs import state_dir
+from nehanda.tools.mcp.connection import Connection, RemoteTool
+from nehanda.tools.mcp.names import offered_names, server_part
+from nehanda.types import ToolSpec
+
+
+@dataclass(frozen=True)
+class McpTool:
+    """An MCP tool as nehanda offers it: ``spec.name`` is ``mcp__SERVER__TOOL``."""
+
+    spec: ToolSpec
+    server: str
+    remote: RemoteTool
+
+
+def log_path(server: str) -> Path:
+    return state_dir() / "mcp" / f"{server_part(server)}.log"
+
+
+@dataclass
+class McpServers:
+    connections: tuple[Connection, ...] = ()
+    tools: tuple[McpTool, ...] = ()
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    async def start(
+        cls, servers: Sequence[tuple[str, McpServerEntry]], timeout: float
+    ) -> McpServers:
+        connections = tuple(Connection(name, entry, log_path(name)) for name, entry in servers)
+        await asyncio.gather(*(connection.start(timeout) for connection in connections))
+        started = cls(connections)
+        taken: set[str] = set()
+        tools: list[McpTool] = []
+        for connection in connections:
+            if connection.state != "running":
+                started.notes.append(
+                    f"MCP server {connection.name!r} was not started: {connection.failure} "
+                    f"(its log: {connection.log_path}); going on without it"
+                )
+                continue
+            remote = connection.tools
+            names = offered_names(connection.name, (tool.name for tool in remote), taken)
+            tools += [
+                McpTool(ToolSpec(name, tool.description, tool.input_schema), connection.name, tool)
+                for name, tool in zip(names, remote, strict=True)
+            ]
+        started.tools = tuple(tools)
+        return started
+
+    def connection(self, server: str) -> Connection:
+        return next(c for c in self.connections if c.name == server)
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(connection.stop() for connection in self.connections))

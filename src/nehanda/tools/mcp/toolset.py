@@ -1,0 +1,113 @@
+"""``WithMcp``: a ``Toolset`` offering the MCP servers' tools beside another toolset's.
+
+An MCP call is checked like a built-in one (a known tool, arguments read leniently and
+then validated against its ``inputSchema``) and run on its server; the answer becomes a
+capped ``ToolResult``, an error one for ``isError`` or a failed call. When the MCP tools
+are deferred (``search``), the model first sees only ToolSearch, whose results add the
+tools they found to ``specs``. In plan mode only the tools their server marks read-only
+are offered, and permissions still ask before each call, since the mark is the server's.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+
+import pydantic
+
+from nehanda.errors import ToolCallFormatError
+from nehanda.tools.mcp import arguments, search
+from nehanda.tools.mcp.names import is_mcp_name
+from nehanda.tools.mcp.results import result_text
+from nehanda.tools.mcp.servers import McpServers, McpTool
+from nehanda.tools.output import cap_output
+from nehanda.types import CheckedCall, JsonObject, ToolResult, Toolset, ToolSpec, ToolUse
+
+
+@dataclass
+class WithMcp:
+    inner: Toolset
+    servers: McpServers
+    deferred: bool = False
+    budget: int = search.DEFAULT_WINDOW
+    read_only_only: bool = False
+    _loaded: set[str] = field(default_factory=set)
+
+    @property
+    def offered(self) -> tuple[McpTool, ...]:
+        tools = self.servers.tools
+        return tuple(t for t in tools if t.remote.read_only) if self.read_only_only else tools
+
+    @property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        if not self.deferred:
+            return (*self.inner.specs, *(tool.spec for tool in self.offered))
+        names = [tool.spec.name for tool in self.offered]
+        loaded = [
+            replace(t.spec, searched=True) for t in self.offered if t.spec.name in self._loaded
+        ]
+        return (*self.inner.specs, search.search_spec(names, self.budget), *loaded)
+
+    def plain_output(self, content: str) -> str:
+        return self.inner.plain_output(content)
+
+    def check(self, use: ToolUse) -> CheckedCall | ToolResult:
+        if use.name == search.NAME and self.deferred:
+            return self._check_search(use)
+        if not is_mcp_name(use.name):
+            return self.inner.check(use)
+        tool = next((t for t in self.offered if t.spec.name == use.name), None)
+        try:
+            return CheckedCall(use, self._arguments(use, tool))
+        except ToolCallFormatError as error:
+            return _error(use, error.reply)
+
+    async def run(self, checked: CheckedCall) -> ToolResult:
+        use = checked.use
+        if use.name == search.NAME and isinstance(checked.arguments, search.SearchArgs):
+            return self._search(use, checked.arguments)
+        if not is_mcp_name(use.name):
+            return await self.inner.run(checked)
+        tool = next(t for t in self.offered if t.spec.name == use.name)
+        payload = checked.arguments if isinstance(checked.arguments, dict) else {}
+        answer = await self.servers.connection(tool.server).call(tool.remote.name, payload)
+        if answer.failure is not None:
+            return _error(use, answer.failure)
+        text = result_text(answer.content, answer.structured)
+        return ToolResult(use.id, cap_output(text), is_error=answer.is_error)
+
+    def _arguments(self, use: ToolUse, tool: McpTool | None) -> JsonObject:
+        raw = json.dumps({"name": use.name, "arguments": use.input}, default=str)
+        if tool is None:
+            why = " in plan mode, which offers only read-only tools" if self.read_only_only else ""
+            raise ToolCallFormatError(raw, f"Unknown tool {use.name!r}: it is not offered{why}.")
+        if use.input_error is not None:
+            raise ToolCallFormatError(raw, use.input_error)
+        schema = tool.spec.input_schema
+        given = arguments.coerce(use.input, schema)
+        if problems := arguments.problems(given, schema):
+            raise ToolCallFormatError(
+                raw,
+                f"Invalid arguments for {use.name}: {'; '.join(problems)}. "
+                f"Valid parameters: {arguments.parameter_list(schema)}.",
+            )
+        return given
+
+    def _check_search(self, use: ToolUse) -> CheckedCall | ToolResult:
+        if use.input_error is not None:
+            return _error(use, use.input_error)
+        try:
+            return CheckedCall(use, search.SearchArgs.model_validate(use.input))
+        except pydantic.ValidationError as error:
+            first = error.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in first["loc"]) or "arguments"
+            return _error(use, f"Invalid arguments for {search.NAME}: {where}: {first['msg']}.")
+
+    def _search(self, use: ToolUse, args: search.SearchArgs) -> ToolResult:
+        found = search.find(args.query, [t.spec for t in self.offered], args.max_results)
+        self._loaded.update(spec.name for spec in found)
+        return ToolResult(use.id, cap_output(search.render_found(args.query, found)))
+
+
+def _error(use: ToolUse, message: str) -> ToolResult:
+    return ToolResult(use.id, cap_output(message), is_error=True)

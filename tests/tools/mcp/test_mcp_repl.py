@@ -1,0 +1,57 @@
+"""The REPL and MCP: a project server is offered for approval at start, showing what it
+runs, and ``/mcp`` shows the servers; driven in a pseudo-terminal as a user would."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+import pexpect
+
+from nehanda.config.trust import trust_folder
+from scripted_server import ScriptedServer
+
+NOTES = Path(__file__).parents[2] / "fixtures" / "mcp" / "notes_server.py"
+PROMPT = "\x1b[?2004h"
+
+
+def test_a_project_server_is_offered_for_approval_and_listed_by_slash_mcp(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    entry = {
+        "command": sys.executable,
+        "args": [str(NOTES), "stdio"],
+        "env": {"NOTES_LOG": str(log)},
+    }
+    (tmp_path / ".mcp.json").write_text(json.dumps({"mcpServers": {"notes": entry}}))
+    trust_folder(tmp_path)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "nehanda", "--provider", "vllm", "--base-url", server.base_url, "--model", "q"],
+        cwd=str(tmp_path),
+        env={**os.environ, "TERM": "xterm"},
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 200),
+    )
+    child.logfile_read = io.StringIO()
+    try:
+        child.expect("a new MCP server")
+        child.expect(r"command: \S+ \S+notes_server.py stdio")
+        child.expect(r"Start it\?")
+        child.send("y")
+        child.expect("approved notes")
+        child.expect_exact(PROMPT)
+        child.send("/mcp\r")
+        child.expect(r"notes: running, 8 tools")
+        child.expect(r"mcp__notes__list_notes\s+~\d+ tokens\s+read-only")
+        child.expect_exact(PROMPT)
+        child.send("/exit\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert '"event": "started"' in log.read_text()
