@@ -234,6 +234,9 @@ def _read_prompt(prompt: str | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from nehanda.secret_env import seal
+
+    seal()  # before anything starts a child, and before a child could read our environ
     try:
         code = cli.main(args=argv, prog_name="nehanda", standalone_mode=False)
     except click.ClickException as exc:

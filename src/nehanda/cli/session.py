@@ -25,7 +25,12 @@ from nehanda.config.settings import (
     resolve_named_provider,
     user_settings_path,
 )
-from nehanda.config.trust import trust_store_path, untrusted_note
+from nehanda.config.trust import (
+    TRUST_BOUND_FILES,
+    changed_trust_note,
+    trust_store_path,
+    untrusted_note,
+)
 from nehanda.engine.loop import Agent, EngineEvent, interrupted
 from nehanda.engine.system_prompt import Instructions, build_system_prompt, load_instructions
 from nehanda.engine.transcript import (
@@ -33,7 +38,6 @@ from nehanda.engine.transcript import (
     SessionLog,
     new_session_id,
     read_session,
-    secret_values,
     sessions_dir,
 )
 from nehanda.errors import ConfigError, NehandaError, with_hint
@@ -41,11 +45,14 @@ from nehanda.events import ModeSwitched
 from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
+from nehanda.permissions.sandboxing import session_sandbox, start_note
 from nehanda.providers.calling import ToolCalling, choose_mode
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
 from nehanda.providers.mode import Mode
 from nehanda.providers.tool_support import ToolSupportCache
+from nehanda.sandbox.confine import Sandbox
+from nehanda.secret_env import secret_values
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
@@ -143,10 +150,11 @@ async def open_session(options: SessionOptions) -> ChatSession:
     decision = choose_mode(config, capabilities, support, options.mode_override)
     calling = ToolCalling(provider, decision.mode, recover_leaks=settings.recover_leaked_calls)
     instructions = load_instructions(options.workspace)
+    sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
     agent = Agent(
         provider=calling,
         model=config.model or "",
-        toolset=_tool_gate(options, settings, rules, config),
+        toolset=_tool_gate(options, settings, rules, config, sandbox),
         max_turns=settings.max_turns,
         messages=[
             Message.text_message("system", build_system_prompt(options.workspace, instructions)),
@@ -156,7 +164,8 @@ async def open_session(options: SessionOptions) -> ChatSession:
     session_id = options.resume.id if options.resume else new_session_id()
     log = SessionLog(sessions_dir() / f"{session_id}.jsonl", secret_values())
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
-    notes = ([trust_note] if trust_note else []) + _instruction_notes(instructions)
+    notes = [n for n in (trust_note, changed_trust_note(options.workspace)) if n]
+    notes += [n for n in (start_note(sandbox),) if n] + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
     chat = ChatSession(agent, config, calling, support, log, session_id, notes)
     chat._logged = len(agent.messages)
@@ -228,22 +237,35 @@ def _instruction_notes(instructions: list[Instructions]) -> list[str]:
 
 
 def _tool_gate(
-    options: SessionOptions, settings: Settings, rules: PermissionRules, config: ProviderConfig
+    options: SessionOptions,
+    settings: Settings,
+    rules: PermissionRules,
+    config: ProviderConfig,
+    sandbox: Sandbox | None,
 ) -> ToolGate:
-    """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal."""
+    """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal;
+    Bash inside ``sandbox``."""
     mode = "yolo" if options.approve_all else options.permission_mode
     rules = replace(
         rules,
         mode=mode or rules.mode,
-        protected=(user_settings_path().parent, trust_store_path().parent),
+        protected=(
+            user_settings_path().parent,
+            trust_store_path().parent,
+            *(options.workspace / name for name in TRUST_BOUND_FILES),
+        ),
     )
     key_names = {profile.api_key_env for profile in PROFILES.values()}
     key_names |= {entry.api_key_env for entry in settings.providers.values()}
     key_names.add(config.api_key_env)
     context = ToolContext(
-        options.workspace, secret_env=frozenset(name for name in key_names if name)
+        options.workspace,
+        secret_env=frozenset(name for name in key_names if name),
+        sandbox=sandbox,
+        secret_values=secret_values(),
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
         approver = TerminalApprover(sys.stdin, sys.stderr, options.workspace)
-    return ToolGate(BuiltinTools(context), options.workspace, rules, approver)
+    confined = sandbox is not None and sandbox.filesystem
+    return ToolGate(BuiltinTools(context), options.workspace, rules, approver, confined)

@@ -83,6 +83,22 @@ class PermissionsTable(BaseModel):
     deny: list[str] = Field(default_factory=list)
 
 
+class SandboxTable(BaseModel):
+    """``[sandbox]``: the kernel sandbox every Bash command runs in (``nehanda.sandbox``).
+
+    ``writable`` adds roots to the default writable ones; ``deny_read`` adds paths no
+    command may read. Both add up across settings files; ``~`` is the home directory, and
+    a relative path is taken from the workspace.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = True
+    network: bool = False
+    writable: list[str] = Field(default_factory=list)
+    deny_read: list[str] = Field(default_factory=list)
+
+
 class SettingsFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -91,6 +107,7 @@ class SettingsFile(BaseModel):
     recover_leaked_calls: bool = True
     providers: dict[str, ProviderEntry] = Field(default_factory=dict)
     permissions: PermissionsTable = Field(default_factory=PermissionsTable)
+    sandbox: SandboxTable = Field(default_factory=SandboxTable)
 
 
 @dataclass(frozen=True)
@@ -137,6 +154,7 @@ class Settings:
     base_url: str | None = None
     force_manual_tools: bool = False
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
+    sandbox: SandboxTable = field(default_factory=SandboxTable)
     # Keys of an untrusted project file that were ignored, such as "permissions.allow".
     untrusted_ignored: tuple[str, ...] = ()
 
@@ -155,9 +173,12 @@ def load_settings(
     """Reads every layer and merges them; later layers win key by key."""
     merged: dict[str, Any] = {}
     permissions: list[tuple[Path, str, Mapping[str, Any]]] = []
+    paths: dict[str, list[str]] = {"writable": [], "deny_read": []}
     layers, ignored, ignored_rules = _file_layers(workspace)
     for path, text, layer in layers:
         permissions.append((path, text, layer.pop("permissions", {})))
+        for key, listed in paths.items():
+            listed += layer.get("sandbox", {}).pop(key, [])
         _deep_merge(merged, layer)
     try:
         parsed = SettingsFile.model_validate(merged)
@@ -175,6 +196,7 @@ def load_settings(
         base_url=flags.base_url,
         force_manual_tools=flags.force_manual_tools,
         permissions=replace(_merge_permissions(permissions), ignored=ignored_rules),
+        sandbox=parsed.sandbox.model_copy(update=paths),
         untrusted_ignored=ignored,
     )
 

@@ -7,7 +7,8 @@ call, or one the user refused or could not be asked about, raises ``PermissionDe
 inside the gate and is answered with an error result saying so and why; it never
 runs. A call may use paths outside the workspace only when its decision named them
 (``CheckedCall.granted``). Answering "always" adds the suggested rules for the rest of
-the session.
+the session. Where no kernel sandbox holds Bash (``confined`` is false), yolo mode
+still asks before a command the shell analysis finds risks in.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from pathlib import Path
 
 from nehanda.errors import PermissionDenied
 from nehanda.permissions.approver import Approver
-from nehanda.permissions.decision import Ask, Deny, PermissionRules, decide
+from nehanda.permissions.decision import Allow, Ask, Decision, Deny, PermissionRules, decide
+from nehanda.permissions.shell import analyse
 from nehanda.tools.output import cap_output
+from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import CheckedCall, ToolResult, Toolset, ToolSpec, ToolUse
 
 # Small models tend to send a refused call again, word for word.
@@ -31,6 +34,7 @@ class ToolGate:
     workspace: Path
     rules: PermissionRules
     approver: Approver
+    confined: bool = True
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
@@ -53,7 +57,7 @@ class ToolGate:
         """``checked`` with the paths its decision grants; ``PermissionDenied`` if it may
         not run."""
         use = checked.use
-        decision = decide(use, self.rules, self.workspace)
+        decision = self._unconfined(use, decide(use, self.rules, self.workspace))
         if isinstance(decision, Deny):
             raise PermissionDenied(use, f"it is not allowed: {decision.reason}")
         if isinstance(decision, Ask):
@@ -64,6 +68,22 @@ class ToolGate:
             if answer.always:
                 self.rules = self.rules.allowing(decision.suggestions)
         return replace(checked, granted=decision.outside)
+
+    def _unconfined(self, use: ToolUse, decision: Decision) -> Decision:
+        """Ask, under yolo mode without a sandbox, before a command with risks."""
+        tool = BUILTIN_TOOLS.get(use.name)
+        if self.confined or self.rules.mode != "yolo" or not isinstance(decision, Allow):
+            return decision
+        command = use.input.get(tool.command_argument or "") if tool else None
+        if not isinstance(command, str) or tool is None or tool.command_argument is None:
+            return decision
+        risks = analyse(command).risks
+        if not risks:
+            return decision
+        return Ask(
+            f"no kernel sandbox holds this command, and it has risks ({'; '.join(risks)})",
+            outside=decision.outside,
+        )
 
 
 def _refused(denied: PermissionDenied) -> ToolResult:

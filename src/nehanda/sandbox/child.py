@@ -1,0 +1,74 @@
+"""What the child does between fork and exec to enter the sandbox.
+
+In order: a new user and network namespace (the uid and gid mapped to themselves, so
+files keep their owners), ``no_new_privs`` (setuid programs cannot gain rights), the
+Landlock ruleset, then the seccomp filter. Each step either works or raises, and a
+raise in ``preexec_fn`` stops the command before it runs.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from nehanda.sandbox import landlock, seccomp
+
+CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+@dataclass(frozen=True)
+class ChildSteps:
+    ruleset: int | None
+    new_netns: bool
+    seccomp_filter: bytes | None
+    uid: int
+    gid: int
+
+    def __call__(self) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if self.new_netns:
+            enter_namespaces(libc, self.uid, self.gid)
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise _error("prctl(PR_SET_NO_NEW_PRIVS)")
+        if self.ruleset is not None:
+            landlock.restrict_self(self.ruleset)
+        if self.seccomp_filter is not None:
+            seccomp.install(self.seccomp_filter)
+
+
+def enter_namespaces(libc: ctypes.CDLL, uid: int, gid: int) -> None:
+    if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
+        raise _error("unshare(CLONE_NEWUSER|CLONE_NEWNET)")
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{uid} {uid} 1")
+    _write("/proc/self/gid_map", f"{gid} {gid} 1")
+
+
+def _write(path: str, text: str) -> None:
+    handle = os.open(path, os.O_WRONLY)
+    try:
+        os.write(handle, text.encode())
+    finally:
+        os.close(handle)
+
+
+def _error(call: str) -> OSError:
+    number = ctypes.get_errno()
+    return OSError(number, f"{call}: {os.strerror(number)}")
+
+
+def probe(step: Callable[[ctypes.CDLL], None]) -> bool:
+    """Whether ``step`` works in a forked child (which then exits at once)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports by its exit code only
+        code = 1
+        try:
+            step(ctypes.CDLL(None, use_errno=True))
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0

@@ -1,0 +1,159 @@
+"""``Sandbox``: what one Bash command may touch, and the steps that hold it to that.
+
+The policy (writable roots, denied paths, whether the network is open) comes from
+settings; ``Support`` says what this kernel offers, probed once. ``spawn`` builds a
+fresh Landlock ruleset for each command (so it follows the file system of the moment)
+and yields the ``preexec_fn`` the child runs. ``report`` says, part by part, what the
+kernel enforces and what it cannot: shown by ``nehanda doctor``, ``/permissions`` and
+the note at start.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from nehanda.sandbox import landlock, seccomp
+from nehanda.sandbox.child import ChildSteps, enter_namespaces, probe
+from nehanda.sandbox.places import SECRET_PLACES, default_writable, expand
+from nehanda.sandbox.tree import readable_grants
+
+# Sockets reached by path, which a closed network must not leave behind in the environment.
+SOCKET_VARIABLES = ("SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST")
+
+
+@dataclass(frozen=True)
+class Support:
+    landlock_abi: int
+    user_namespaces: bool
+    seccomp: bool
+
+
+@cache
+def probe_support() -> Support:
+    """What this kernel offers; asked once per process (a user namespace is tried in a
+    forked child)."""
+    abi = landlock.abi_version()
+    userns = abi > 0 and probe(lambda libc: enter_namespaces(libc, os.getuid(), os.getgid()))
+    return Support(abi, userns, abi > 0 and seccomp.supported())
+
+
+@dataclass(frozen=True)
+class Policy:
+    """``writable`` and ``deny_read`` as written (``~`` and a final ``*`` allowed), on top
+    of the defaults; ``private`` are nehanda's own folders, always denied."""
+
+    workspace: Path
+    home: Path
+    writable: tuple[str, ...] = ()
+    deny_read: tuple[str, ...] = ()
+    private: tuple[str, ...] = ()
+    network: bool = False
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    policy: Policy
+    support: Support
+
+    @property
+    def filesystem(self) -> bool:
+        return self.support.landlock_abi > 0
+
+    @property
+    def network_method(self) -> str | None:
+        """How the network is closed: "namespace", "landlock-tcp", or ``None`` (open)."""
+        if self.policy.network:
+            return None
+        if self.support.user_namespaces:
+            return "namespace"
+        return "landlock-tcp" if self.support.landlock_abi >= 4 else None
+
+    def writable_roots(self) -> list[str]:
+        written = default_writable(self.policy.workspace, self.policy.home)
+        written += list(self.policy.writable)
+        return sorted({p for w in written for p in expand(w, self.policy.home)})
+
+    def denied_paths(self) -> list[str]:
+        written = [*SECRET_PLACES, *self.policy.deny_read, *self.policy.private]
+        return sorted({p for w in written for p in expand(w, self.policy.home)})
+
+    def unenforced_denials(self) -> list[str]:
+        """Denied paths inside a writable root: the kernel cannot close those."""
+        roots = [Path(root) for root in self.writable_roots()]
+        return [d for d in self.denied_paths() if any(Path(d).is_relative_to(r) for r in roots)]
+
+    def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        if self.policy.network:
+            return dict(environ)
+        return {k: v for k, v in environ.items() if k not in SOCKET_VARIABLES}
+
+    @contextlib.contextmanager
+    def spawn(self) -> Iterator[ChildSteps]:
+        """The child's steps for one command; the ruleset is closed once it has started."""
+        ruleset = self._ruleset() if self.filesystem else None
+        method = self.network_method
+        closed = method is not None
+        try:
+            yield ChildSteps(
+                ruleset=ruleset,
+                new_netns=method == "namespace",
+                seccomp_filter=seccomp.program() if closed and self.support.seccomp else None,
+                uid=os.getuid(),
+                gid=os.getgid(),
+            )
+        finally:
+            if ruleset is not None:
+                os.close(ruleset)
+
+    def _ruleset(self) -> int:
+        abi = self.support.landlock_abi
+        grants = readable_grants(self.denied_paths())
+        everything = landlock.READ | landlock.WRITE
+        grants += [landlock.Grant(root, everything) for root in self.writable_roots()]
+        scoped = 0
+        if abi >= 6:
+            scoped = landlock.SCOPE_SIGNAL
+            if not self.policy.network:
+                scoped |= landlock.SCOPE_ABSTRACT_UNIX
+        close_tcp = self.network_method == "landlock-tcp"
+        return landlock.build_ruleset(abi, grants, close_tcp=close_tcp, scoped=scoped)
+
+    def report(self) -> list[tuple[str, str]]:
+        """(part, what holds it) for each part of the sandbox, in words."""
+        abi = self.support.landlock_abi
+        if not self.filesystem:
+            files = "not enforced: this kernel has no Landlock (Linux 5.13 or later needed)"
+        else:
+            roots = ", ".join(self._short_roots())
+            files = f"kernel (Landlock ABI {abi}): writes only under {roots}"
+        lines = [("files", files)]
+        if self.filesystem:
+            reads = "kernel: closed to the secret places and Read deny rules"
+            unenforced = self.unenforced_denials()
+            if unenforced:
+                guarded = ", ".join(unenforced)
+                reads += f"; inside a writable root, only nehanda's rules guard {guarded}"
+            lines.append(("reading", reads))
+        lines.append(("network", self._network_words()))
+        return lines
+
+    def _short_roots(self) -> list[str]:
+        devices = [r for r in self.writable_roots() if r.startswith("/dev/")]
+        others = [r for r in self.writable_roots() if not r.startswith("/dev/")]
+        return others + (["the usual /dev devices"] if devices else [])
+
+    def _network_words(self) -> str:
+        method = self.network_method
+        if self.policy.network:
+            return "open ([sandbox] network = true)"
+        unix = "; new UNIX sockets refused (seccomp)" if self.support.seccomp else ""
+        if method == "namespace":
+            return f"closed by the kernel (a network namespace){unix}"
+        if method == "landlock-tcp":
+            return f"TCP closed by the kernel (Landlock); UDP is still open{unix}"
+        return "open: this kernel can close it neither by namespace nor by Landlock"
