@@ -3,8 +3,9 @@
 ``doctor`` checks one provider for real, the way a run would use it: the server
 answers, the model is there, native tool support (asked of the server where it can
 tell, as Ollama's ``/api/show`` does; otherwise one tiny streamed request offering
-one tool), the mode nehanda will use and why, and the context length. It never
-writes settings; what it learns about a model lands in the same cache a run uses.
+one tool), the mode nehanda will use and why, and the context length; then what
+the kernel sandbox enforces for Bash commands here. It never writes settings; what
+it learns about a model lands in the same cache a run uses.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from nehanda.config.settings import (
 from nehanda.config.trust import untrusted_note
 from nehanda.errors import ConfigError, NehandaError, ToolsUnsupportedError
 from nehanda.permissions.decision import PermissionRules
+from nehanda.permissions.sandboxing import report, session_sandbox
 from nehanda.providers.base import Capabilities, ChatRequest, Provider
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
@@ -57,12 +59,14 @@ class Diagnosis:
 async def run_doctor(workspace: Path, flags: Flags) -> Diagnosis:
     """Chooses the provider as ``nehanda run`` would, then diagnoses it."""
     diagnosis = Diagnosis()
+    sandbox: list[tuple[str, str]] = []
     try:
         settings = load_settings(workspace, flags)
-        PermissionRules.from_settings(settings.permissions)  # a broken rule stops a run too
+        rules = PermissionRules.from_settings(settings.permissions)  # a broken rule stops a run
         trust_note = untrusted_note(settings.untrusted_ignored)
         if trust_note:
             diagnosis.add("settings", trust_note)
+        sandbox = report(session_sandbox(settings.sandbox, rules, workspace), rules)
         if flags.provider:
             config = resolve_named_provider(settings, flags.provider)
         else:
@@ -71,9 +75,12 @@ async def run_doctor(workspace: Path, flags: Flags) -> Diagnosis:
         config = await ensure_model(config)
     except NehandaError as exc:
         diagnosis.problem = str(exc)
+        diagnosis.checks += sandbox
         return diagnosis
     diagnosis.add("model", config.model or "")
-    return await diagnose(config, ToolSupportCache(), diagnosis)
+    diagnosis = await diagnose(config, ToolSupportCache(), diagnosis)
+    diagnosis.checks += sandbox
+    return diagnosis
 
 
 async def diagnose(

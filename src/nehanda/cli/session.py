@@ -78,6 +78,7 @@ class ChatSession:
     log: SessionLog
     id: str
     notes: list[str] = field(default_factory=list)
+    sandbox: Sandbox | None = None
     _logged: int = 0
 
     @property
@@ -167,7 +168,7 @@ async def open_session(options: SessionOptions) -> ChatSession:
     notes = [n for n in (trust_note, changed_trust_note(options.workspace)) if n]
     notes += [n for n in (start_note(sandbox),) if n] + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
-    chat = ChatSession(agent, config, calling, support, log, session_id, notes)
+    chat = ChatSession(agent, config, calling, support, log, session_id, notes, sandbox)
     chat._logged = len(agent.messages)
     return chat
 

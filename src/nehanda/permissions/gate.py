@@ -8,7 +8,7 @@ inside the gate and is answered with an error result saying so and why; it never
 runs. A call may use paths outside the workspace only when its decision named them
 (``CheckedCall.granted``). Answering "always" adds the suggested rules for the rest of
 the session. Where no kernel sandbox holds Bash (``confined`` is false), yolo mode
-still asks before a command the shell analysis finds risks in.
+still asks before a command the shell analysis finds risks in, unless a rule allows it.
 """
 
 from __future__ import annotations
@@ -78,7 +78,8 @@ class ToolGate:
         if not isinstance(command, str) or tool is None or tool.command_argument is None:
             return decision
         risks = analyse(command).risks
-        if not risks:
+        allowed = decide(use, replace(self.rules, mode="default"), self.workspace)
+        if not risks or isinstance(allowed, Allow):
             return decision
         return Ask(
             f"no kernel sandbox holds this command, and it has risks ({'; '.join(risks)})",

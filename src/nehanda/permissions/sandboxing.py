@@ -69,12 +69,12 @@ def _anchored(path: str, workspace: Path) -> str:
 def report(sandbox: Sandbox | None, rules: PermissionRules) -> list[tuple[str, str]]:
     """(part, what holds it) for ``nehanda doctor`` and ``/permissions``."""
     if sandbox is None:
-        return [("sandbox", "off ([sandbox] enabled = false): commands run with your rights")]
+        return [("sandbox", "off ([sandbox] enabled = false): Bash commands run with your rights")]
     lines = sandbox.report()
     _, matcher_only = deny_rule_paths(rules)
     if matcher_only:
         rules_text = ", ".join(matcher_only)
-        lines.append(("matcher only", f"{rules_text} (wildcards the kernel cannot express)"))
+        lines.append(("rules", f"only nehanda's matcher holds {rules_text} (wildcards)"))
     return lines
 
 

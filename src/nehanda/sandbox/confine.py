@@ -83,9 +83,13 @@ class Sandbox:
         return sorted({p for w in written for p in expand(w, self.policy.home)})
 
     def unenforced_denials(self) -> list[str]:
-        """Denied paths inside a writable root: the kernel cannot close those."""
+        """Denied paths that exist inside a writable root: the kernel cannot close those."""
         roots = [Path(root) for root in self.writable_roots()]
-        return [d for d in self.denied_paths() if any(Path(d).is_relative_to(r) for r in roots)]
+        return [
+            denied
+            for denied in self.denied_paths()
+            if any(Path(denied).is_relative_to(r) for r in roots) and os.path.lexists(denied)
+        ]
 
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
         if self.policy.network:
@@ -127,18 +131,18 @@ class Sandbox:
         """(part, what holds it) for each part of the sandbox, in words."""
         abi = self.support.landlock_abi
         if not self.filesystem:
-            files = "not enforced: this kernel has no Landlock (Linux 5.13 or later needed)"
+            files = "Bash sandbox off: this kernel has no Landlock (Linux 5.13 or later needed)"
         else:
             roots = ", ".join(self._short_roots())
-            files = f"kernel (Landlock ABI {abi}): writes only under {roots}"
-        lines = [("files", files)]
+            files = f"Bash sandbox (kernel, Landlock ABI {abi}): commands write only under {roots}"
+        lines = [("writes", files)]
         if self.filesystem:
-            reads = "kernel: closed to the secret places and Read deny rules"
+            reads = "the kernel closes the secret places and the Read deny rules' paths"
             unenforced = self.unenforced_denials()
             if unenforced:
                 guarded = ", ".join(unenforced)
                 reads += f"; inside a writable root, only nehanda's rules guard {guarded}"
-            lines.append(("reading", reads))
+            lines.append(("reads", reads))
         lines.append(("network", self._network_words()))
         return lines
 
