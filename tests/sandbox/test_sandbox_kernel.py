@@ -102,3 +102,18 @@ def test_a_missing_writable_root_or_denied_path_is_left_out(tmp_path: Path) -> N
     policy = Policy(tmp_path, tmp_path, writable=("/no/such/root",), deny_read=("/no/such/secret",))
     done = run(Sandbox(policy, SUPPORT), ["true"], tmp_path)
     assert done.returncode == 0
+
+
+@pytest.mark.skipif(not SUPPORT.seccomp, reason="no seccomp filter for this architecture")
+@pytest.mark.parametrize("network", [False, True])
+def test_no_command_can_set_a_setuid_bit_but_plain_modes_change(
+    tmp_path: Path, network: bool
+) -> None:
+    """Landlock leaves modes alone; as root, ``chmod u+s`` would hand out root."""
+    program = tmp_path / "program"
+    program.write_text("#!/bin/sh\n")
+    box = Sandbox(Policy(tmp_path, tmp_path, network=network), SUPPORT)
+    refused = run(box, ["chmod", "4755", str(program)], tmp_path)
+    assert "Operation not permitted" in refused.stderr
+    assert run(box, ["chmod", "755", str(program)], tmp_path).returncode == 0
+    assert program.stat().st_mode & 0o7777 == 0o755

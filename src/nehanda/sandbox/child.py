@@ -21,22 +21,25 @@ _PR_SET_NO_NEW_PRIVS = 38
 
 @dataclass(frozen=True)
 class ChildSteps:
+    """Everything prepared in the parent; ``__call__`` only makes syscalls."""
+
+    libc: ctypes.CDLL
     ruleset: int | None
     new_netns: bool
-    seccomp_filter: bytes | None
+    seccomp_filter: seccomp.Prepared | None
     uid: int
     gid: int
 
     def __call__(self) -> None:
-        libc = ctypes.CDLL(None, use_errno=True)
+        libc = self.libc
         if self.new_netns:
             enter_namespaces(libc, self.uid, self.gid)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise _error("prctl(PR_SET_NO_NEW_PRIVS)")
         if self.ruleset is not None:
-            landlock.restrict_self(self.ruleset)
+            landlock.restrict_self(libc, self.ruleset)
         if self.seccomp_filter is not None:
-            seccomp.install(self.seccomp_filter)
+            seccomp.install(libc, self.seccomp_filter)
 
 
 def enter_namespaces(libc: ctypes.CDLL, uid: int, gid: int) -> None:
@@ -62,11 +65,12 @@ def _error(call: str) -> OSError:
 
 def probe(step: Callable[[ctypes.CDLL], None]) -> bool:
     """Whether ``step`` works in a forked child (which then exits at once)."""
+    libc = landlock.libc()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports by its exit code only
         code = 1
         try:
-            step(ctypes.CDLL(None, use_errno=True))
+            step(libc)
             code = 0
         finally:
             os._exit(code)

@@ -101,12 +101,14 @@ class Sandbox:
         """The child's steps for one command; the ruleset is closed once it has started."""
         ruleset = self._ruleset() if self.filesystem else None
         method = self.network_method
-        closed = method is not None
+        closed = not self.policy.network
         try:
+            program = seccomp.program(refuse_unix_sockets=closed)
             yield ChildSteps(
+                libc=landlock.libc(),
                 ruleset=ruleset,
                 new_netns=method == "namespace",
-                seccomp_filter=seccomp.program() if closed and self.support.seccomp else None,
+                seccomp_filter=seccomp.Prepared(program) if self.support.seccomp else None,
                 uid=os.getuid(),
                 gid=os.getgid(),
             )
@@ -143,6 +145,8 @@ class Sandbox:
                 guarded = ", ".join(unenforced)
                 reads += f"; inside a writable root, only nehanda's rules guard {guarded}"
             lines.append(("reads", reads))
+            setid = "setuid and setgid bits refused (seccomp); " if self.support.seccomp else ""
+            lines.append(("modes", f"{setid}other mode and time changes outside the roots pass"))
         lines.append(("network", self._network_words()))
         return lines
 

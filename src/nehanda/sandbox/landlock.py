@@ -146,9 +146,14 @@ def _add_path(libc: ctypes.CDLL, ruleset: int, grant: Grant, handled: int) -> No
         os.close(handle)
 
 
-def restrict_self(ruleset: int) -> None:
+def libc() -> ctypes.CDLL:
+    """The C library, loaded in the parent: the child between fork and exec must not
+    ``dlopen`` (another thread may have held the loader's lock at fork)."""
+    return _libc()
+
+
+def restrict_self(libc: ctypes.CDLL, ruleset: int) -> None:
     """Put the calling process under ``ruleset``; meant for the child before exec."""
-    libc = _libc()
     if libc.syscall(_RESTRICT_SELF, ruleset, 0) < 0:
         raise _os_error("landlock_restrict_self")
 
