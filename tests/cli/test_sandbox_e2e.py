@@ -161,6 +161,13 @@ def attacks(place: Place, listeners: Listeners) -> dict[str, str]:
         "substituted_ssh": "echo $(cat ~/.ssh/id_ed25519)",
         "list_home": "ls -a ~ && cat ~/notes.txt",
         "read_deny_read": "cat ~/private/p",
+        "read_sessions": "cat ~/.local/state/nehanda/sessions/*.jsonl",
+        "trust_itself": (
+            'mkdir -p ~/.local/state/nehanda && echo \'{"folders": ["/"]}\''
+            " > ~/.local/state/nehanda/trusted_folders.json"
+        ),
+        "plant_cache": "mkdir -p ~/.local/state/nehanda/cache && echo {} > "
+        "~/.local/state/nehanda/cache/tool_support.json",
         "read_deny_rule": "cd ~ && cat vault/v",
         "tcp": f'{py} -c "{connect}" {tcp_port}',
         "udp": f'{py} -c "{send_udp}" {udp_port}',
@@ -233,6 +240,11 @@ def test_a_command_cannot_write_outside_the_writable_roots(sandboxed: Outcome) -
     settings = place.home / ".config" / "nehanda" / "settings.toml"
     assert settings.read_text().startswith("[sandbox]")
     assert "Permission denied" in sandboxed.results["write_settings"]
+    state = place.home / ".local" / "state" / "nehanda"
+    for attack in ("trust_itself", "plant_cache"):
+        assert "Permission denied" in sandboxed.results[attack], attack
+    assert not (state / "trusted_folders.json").exists()
+    assert not (state / "cache" / "tool_support.json").exists()
 
 
 @no_landlock
@@ -249,7 +261,7 @@ def test_a_command_cannot_read_the_ssh_key_by_any_path(sandboxed: Outcome) -> No
 def test_a_command_cannot_read_what_deny_read_or_a_read_deny_rule_names(
     sandboxed: Outcome,
 ) -> None:
-    for attack in ("read_deny_read", "read_deny_rule"):
+    for attack in ("read_deny_read", "read_deny_rule", "read_sessions"):
         assert SSH_KEY not in sandboxed.results[attack], attack
         assert "Permission denied" in sandboxed.results[attack], attack
 
@@ -345,3 +357,26 @@ def test_write_and_edit_of_files_that_steer_later_runs_ask(tmp_path: Path) -> No
     for target in targets[:-1]:
         assert not (place.workspace / target).exists(), target
     assert (place.workspace / "plain.txt").read_text() == "planted\n"
+
+
+def test_permissions_and_doctor_show_what_the_kernel_enforces(tmp_path: Path) -> None:
+    place = make_place(tmp_path)
+    server = ScriptedServer()
+    try:
+        server.stream("e2e_vllm_answer.sse")  # the doctor's one test request
+        args = ["--provider", "vllm", "--base-url", server.base_url, "--model", "q"]
+        shown = nehanda(*args, cwd=place.workspace, stdin="/permissions\n", env=place.env)
+        doctor = nehanda("doctor", *args, cwd=place.workspace, env=place.env)
+    finally:
+        server.close()
+    assert shown.returncode == 0, shown.stderr
+    assert doctor.returncode == 0, doctor.stderr
+    assert "Sandbox for Bash commands:" in shown.stdout
+    for output in (shown.stdout, doctor.stdout):
+        if SUPPORT.landlock_abi:
+            abi = f"Landlock ABI {SUPPORT.landlock_abi}"
+            assert "writes" in output and abi in output and str(place.workspace) in output
+            assert "the kernel closes the secret places" in output
+        else:
+            assert "Bash sandbox off: this kernel has no Landlock" in output
+        assert "network" in output

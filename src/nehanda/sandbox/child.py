@@ -24,7 +24,7 @@ class ChildSteps:
     """Everything prepared in the parent; ``__call__`` only makes syscalls."""
 
     libc: ctypes.CDLL
-    ruleset: int | None
+    ruleset: int
     new_netns: bool
     seccomp_filter: seccomp.Prepared | None
     uid: int
@@ -36,8 +36,7 @@ class ChildSteps:
             enter_namespaces(libc, self.uid, self.gid)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise _error("prctl(PR_SET_NO_NEW_PRIVS)")
-        if self.ruleset is not None:
-            landlock.restrict_self(libc, self.ruleset)
+        landlock.restrict_self(libc, self.ruleset)
         if self.seccomp_filter is not None:
             seccomp.install(libc, self.seccomp_filter)
 

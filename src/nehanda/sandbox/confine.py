@@ -97,9 +97,13 @@ class Sandbox:
         return {k: v for k, v in environ.items() if k not in SOCKET_VARIABLES}
 
     @contextlib.contextmanager
-    def spawn(self) -> Iterator[ChildSteps]:
-        """The child's steps for one command; the ruleset is closed once it has started."""
-        ruleset = self._ruleset() if self.filesystem else None
+    def spawn(self) -> Iterator[ChildSteps | None]:
+        """The child's steps for one command (``None`` where the kernel offers no sandbox);
+        the ruleset is closed once the command has started."""
+        if not self.filesystem:
+            yield None
+            return
+        ruleset = self._ruleset()
         method = self.network_method
         closed = not self.policy.network
         try:
@@ -113,8 +117,7 @@ class Sandbox:
                 gid=os.getgid(),
             )
         finally:
-            if ruleset is not None:
-                os.close(ruleset)
+            os.close(ruleset)
 
     def _ruleset(self) -> int:
         abi = self.support.landlock_abi
