@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from nehanda.config.settings import SandboxTable
+from nehanda.config.settings import SandboxTable, load_settings, user_settings_path
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.sandboxing import deny_rule_paths, report, session_sandbox, start_note
 from nehanda.sandbox.confine import Policy, Sandbox, Support
@@ -100,3 +100,15 @@ def test_nehandas_own_folders_are_denied_and_relative_paths_anchor_at_the_worksp
     assert "~/vault" in box.policy.deny_read
     assert box.policy.writable == (str(tmp_path / "build"),)
     assert len(box.policy.private) == 3
+
+
+def test_deny_read_and_writable_add_up_across_settings_files(tmp_path: Path) -> None:
+    user = user_settings_path()
+    user.parent.mkdir(parents=True)
+    user.write_text('[sandbox]\ndeny_read = ["~/a"]\nwritable = ["~/.cargo"]\nnetwork = true\n')
+    project = tmp_path / ".nehanda" / "settings.toml"
+    project.parent.mkdir()
+    project.write_text('[sandbox]\ndeny_read = ["b"]\nnetwork = false\n')
+    table = load_settings(tmp_path, environ={}).sandbox
+    assert table.deny_read == ["~/a", "b"] and table.writable == ["~/.cargo"]
+    assert table.network is False  # a project may close what the user opened

@@ -1,7 +1,8 @@
 """Bash: run a shell command in the workspace, contained and bounded.
 
 The command gets stdin from ``/dev/null`` and its own session (so its own process
-group), an environment without provider API keys and with guards that turn
+group), an environment without secrets (provider API keys, and every variable whose
+name holds KEY, TOKEN, SECRET or PASSWORD) and with guards that turn
 interactive prompts into failures, and a time limit. With a sandbox in the context it
 starts inside it (``nehanda.sandbox``): the child enters it before exec, and a sandbox
 that cannot be set up stops the command before it runs. On timeout or cancellation
@@ -24,6 +25,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
+from nehanda.secret_env import SECRET_NAME
 from nehanda.tools import watched
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import HeadTail
@@ -123,11 +125,12 @@ def _verdict(text: str, ending: Ending, code: int | None, limit: float) -> str:
 
 
 def command_environment(environ: Mapping[str, str], secret: frozenset[str]) -> dict[str, str]:
-    """``environ`` without API keys (``*_API_KEY`` and the names in ``secret``), plus guards."""
+    """``environ`` without secrets (the names in ``secret``, and every name holding KEY,
+    TOKEN, SECRET or PASSWORD, as Codex leaves them out too), plus guards."""
     kept = {
         name: value
         for name, value in environ.items()
-        if name not in secret and not name.upper().endswith("_API_KEY")
+        if name not in secret and not SECRET_NAME.search(name)
     }
     return {**kept, **GUARDS}
 
