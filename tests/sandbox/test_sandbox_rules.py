@@ -74,6 +74,8 @@ def test_without_landlock_the_sandbox_says_it_is_off_once(tmp_path: Path) -> Non
     note = start_note(box)
     assert note is not None and "the sandbox is off" in note and "--yes" in note
     assert start_note(sandbox(tmp_path, tmp_path, 7, True)) is None
+    open_network = start_note(sandbox(tmp_path, tmp_path, 3, False))
+    assert open_network is not None and "the network stays open" in open_network
 
 
 def test_turned_off_it_is_none_and_says_so(tmp_path: Path) -> None:

@@ -34,11 +34,15 @@ class ChildSteps:
         libc = self.libc
         if self.new_netns:
             enter_namespaces(libc, self.uid, self.gid)
-        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            raise _error("prctl(PR_SET_NO_NEW_PRIVS)")
+        no_new_privs(libc)
         landlock.restrict_self(libc, self.ruleset)
         if self.seccomp_filter is not None:
             seccomp.install(libc, self.seccomp_filter)
+
+
+def no_new_privs(libc: ctypes.CDLL) -> None:
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise _error("prctl(PR_SET_NO_NEW_PRIVS)")
 
 
 def enter_namespaces(libc: ctypes.CDLL, uid: int, gid: int) -> None:

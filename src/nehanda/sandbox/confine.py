@@ -11,6 +11,7 @@ the note at start.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from functools import cache
 from pathlib import Path
 
 from nehanda.sandbox import landlock, seccomp
-from nehanda.sandbox.child import ChildSteps, enter_namespaces, probe
+from nehanda.sandbox.child import ChildSteps, enter_namespaces, no_new_privs, probe
 from nehanda.sandbox.places import SECRET_PLACES, default_writable, expand
 from nehanda.sandbox.tree import readable_grants
 
@@ -39,7 +40,16 @@ def probe_support() -> Support:
     forked child)."""
     abi = landlock.abi_version()
     userns = abi > 0 and probe(lambda libc: enter_namespaces(libc, os.getuid(), os.getgid()))
-    return Support(abi, userns, abi > 0 and seccomp.supported())
+    filtering = abi > 0 and seccomp.supported()
+    if filtering:
+        prepared = seccomp.Prepared(seccomp.program(refuse_unix_sockets=True))
+
+        def filter_self(libc: ctypes.CDLL) -> None:
+            no_new_privs(libc)
+            seccomp.install(libc, prepared)
+
+        filtering = probe(filter_self)
+    return Support(abi, userns, filtering)
 
 
 @dataclass(frozen=True)
@@ -162,7 +172,9 @@ class Sandbox:
         method = self.network_method
         if self.policy.network:
             return "open ([sandbox] network = true)"
-        unix = "; new UNIX sockets refused (seccomp)" if self.support.seccomp else ""
+        unix = "; new UNIX sockets refused (seccomp)"
+        if not self.support.seccomp:
+            unix = "; socket files (an ssh agent's, docker's) stay reachable: no seccomp here"
         if method == "namespace":
             return f"closed by the kernel (a network namespace){unix}"
         if method == "landlock-tcp":
