@@ -293,6 +293,11 @@ def test_no_provider_key_or_agent_socket_reaches_the_command(sandboxed: Outcome)
     assert "SSH_AUTH_SOCK" not in shown
 
 
+@no_netns
+def test_in_its_namespace_a_command_cannot_read_nehandas_environment(sandboxed: Outcome) -> None:
+    assert "environ: Permission denied" in sandboxed.results["environ"]
+
+
 @no_signal_scope
 def test_a_command_cannot_signal_nehanda(sandboxed: Outcome) -> None:
     assert "reached-nehanda" not in sandboxed.results["signal"]
