@@ -55,7 +55,8 @@ def probe_support() -> Support:
 @dataclass(frozen=True)
 class Policy:
     """``writable`` and ``deny_read`` as written (``~`` and a final ``*`` allowed), on top
-    of the defaults; ``private`` are nehanda's own folders, always denied."""
+    of the defaults; ``secrets`` are the secret places, ``private`` nehanda's own folders,
+    both always denied."""
 
     workspace: Path
     home: Path
@@ -63,6 +64,7 @@ class Policy:
     deny_read: tuple[str, ...] = ()
     private: tuple[str, ...] = ()
     network: bool = False
+    secrets: tuple[str, ...] = SECRET_PLACES
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class Sandbox:
         return sorted({p for w in written for p in expand(w, self.policy.home)})
 
     def denied_paths(self) -> list[str]:
-        written = [*SECRET_PLACES, *self.policy.deny_read, *self.policy.private]
+        written = [*self.policy.secrets, *self.policy.deny_read, *self.policy.private]
         return sorted({p for w in written for p in expand(w, self.policy.home)})
 
     def unenforced_denials(self) -> list[str]:
