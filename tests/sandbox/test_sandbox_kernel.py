@@ -117,3 +117,15 @@ def test_no_command_can_set_a_setuid_bit_but_plain_modes_change(
     assert "Operation not permitted" in refused.stderr
     assert run(box, ["chmod", "755", str(program)], tmp_path).returncode == 0
     assert program.stat().st_mode & 0o7777 == 0o755
+
+
+def test_only_the_usual_devices_open(tmp_path: Path) -> None:
+    box = Sandbox(Policy(tmp_path, tmp_path), SUPPORT)
+    usual = run(box, ["sh", "-c", "head -c 4 /dev/urandom > /dev/null && ls /dev/null"], tmp_path)
+    assert usual.returncode == 0, usual.stderr
+    for device in ("/dev/pts/ptmx", "/dev/kmsg"):
+        refused = run(box, ["head", "-c", "1", device], tmp_path)
+        assert "Permission denied" in refused.stderr, device
+    terminals = Sandbox(Policy(tmp_path, tmp_path, writable=("/dev/ptmx", "/dev/pts")), SUPPORT)
+    pty = run(terminals, [sys.executable, "-c", "import pty; pty.openpty()"], tmp_path)
+    assert pty.returncode == 0, pty.stderr

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from nehanda.sandbox import landlock, seccomp
 from nehanda.sandbox.child import ChildSteps, enter_namespaces, no_new_privs, probe
-from nehanda.sandbox.places import SECRET_PLACES, default_writable, expand
+from nehanda.sandbox.places import DEVICES, SECRET_PLACES, default_writable, expand
 from nehanda.sandbox.tree import readable_grants
 
 # Sockets reached by path, which a closed network must not leave behind in the environment.
@@ -91,7 +91,7 @@ class Sandbox:
         return sorted({p for w in written for p in expand(w, self.policy.home)})
 
     def denied_paths(self) -> list[str]:
-        written = [*self.policy.secrets, *self.policy.deny_read, *self.policy.private]
+        written = [*self.policy.secrets, *self.policy.deny_read, *self.policy.private, DEVICES]
         return sorted({p for w in written for p in expand(w, self.policy.home)})
 
     def unenforced_denials(self) -> list[str]:
@@ -134,6 +134,7 @@ class Sandbox:
     def _ruleset(self) -> int:
         abi = self.support.landlock_abi
         grants = readable_grants(self.denied_paths())
+        grants.append(landlock.Grant(DEVICES, landlock.READ_DIR))
         everything = landlock.READ | landlock.WRITE
         grants += [landlock.Grant(root, everything) for root in self.writable_roots()]
         scoped = 0

@@ -12,6 +12,9 @@ import os
 import tempfile
 from pathlib import Path
 
+# /dev is closed but for these: a raw disk, the kernel log, input devices or another
+# terminal (/dev/pts: the user's keystrokes) are no command's business.
+DEVICES = "/dev"
 WRITABLE_DEVICES = (
     "/dev/null",
     "/dev/zero",
@@ -19,8 +22,6 @@ WRITABLE_DEVICES = (
     "/dev/random",
     "/dev/urandom",
     "/dev/tty",
-    "/dev/ptmx",
-    "/dev/pts",
     "/dev/shm",
 )
 WRITABLE_HOME = ("~/.cache", "~/.npm")
