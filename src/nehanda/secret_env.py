@@ -27,10 +27,16 @@ def secret_names(environ: Mapping[str, str]) -> list[str]:
     return [name for name in environ if SECRET_NAME.search(name)]
 
 
-def secret_values(environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
-    """The values worth masking, longest first (so that no part of one is left)."""
+def secret_values(
+    environ: Mapping[str, str] = os.environ, names: Iterable[str] = ()
+) -> tuple[str, ...]:
+    """The values worth masking (of secret-looking variables, and of ``names``), longest
+    first (so that no part of one is left)."""
+    named = set(names)
     values = {
-        v for k, v in environ.items() if SECRET_NAME.search(k) and len(v) >= MIN_SECRET_LENGTH
+        v
+        for k, v in environ.items()
+        if (SECRET_NAME.search(k) or k in named) and len(v) >= MIN_SECRET_LENGTH
     }
     return tuple(sorted(values, key=len, reverse=True))
 
@@ -46,10 +52,11 @@ def redact(text: str, values: Iterable[str]) -> str:
     return text
 
 
-def seal(environ: Mapping[str, str] = os.environ) -> list[str]:
-    """Unset the secret variables for children and wipe their starting bytes; returns
-    the names. Python's ``os.environ`` keeps them for nehanda's own use."""
-    names = secret_names(environ)
+def seal(environ: Mapping[str, str] = os.environ, also: Iterable[str] = ()) -> list[str]:
+    """Unset the secret variables (and those named in ``also``, such as the key variable a
+    settings file names) for children and wipe their starting bytes; returns the names.
+    Python's ``os.environ`` keeps them for nehanda's own use."""
+    names = secret_names(environ) + [name for name in also if name in environ]
     for name in names:
         os.unsetenv(name)
     if sys.platform.startswith("linux") and names:

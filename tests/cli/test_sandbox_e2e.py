@@ -27,6 +27,7 @@ from scripted_server import ScriptedServer
 
 SUPPORT = probe_support()
 KEY = "sk-sandbox-test-0123456789abcdef"
+CRED = "cred-named-only-by-settings-42"
 SSH_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- fake-private-key-bytes"
 no_landlock = pytest.mark.skipif(SUPPORT.landlock_abi == 0, reason="this kernel has no Landlock")
 no_netns = pytest.mark.skipif(
@@ -82,11 +83,13 @@ def make_place(root: Path) -> Place:
     for secret in ("private/p", "vault/v"):
         (home / secret).parent.mkdir()
         (home / secret).write_text(f"{SSH_KEY} in {secret}\n")
+    (workspace / "notes.md").write_text(f"pasted by mistake: {CRED}\n")
     (workspace / "test_small.py").write_text("def test_adds():\n    assert 1 + 1 == 2\n")
     env = {
         "HOME": str(home),
         "TMPDIR": str(tmp),
         "OPENAI_API_KEY": KEY,
+        "LLM_CRED": CRED,
         "SSH_AUTH_SOCK": str(root / "agent.sock"),
         **{name: str(home / sub) for name, sub in XDG.items()},
     }
@@ -138,7 +141,11 @@ def open_listeners(root: Path) -> Listeners:
     return Listeners(tcp, udp, unix, path)
 
 
-ENVIRON = "cat /proc/$PPID/environ | tr '\\0' '\\n'; echo \"[$OPENAI_API_KEY]\"; env"
+# Reversed too, as a model would to slip a key past the masking of tool output.
+ENVIRON = (
+    "cat /proc/$PPID/environ | tr '\\0' '\\n' | tee /dev/stderr | rev;"
+    ' echo "[$OPENAI_API_KEY]"; env'
+)
 
 
 def attacks(place: Place, listeners: Listeners) -> dict[str, str]:
@@ -160,6 +167,7 @@ def attacks(place: Place, listeners: Listeners) -> dict[str, str]:
         "symlink_ssh": "ln -s ~/.ssh/id_ed25519 link && cat link",
         "substituted_ssh": "echo $(cat ~/.ssh/id_ed25519)",
         "list_home": "ls -a ~ && cat ~/notes.txt",
+        "show_notes": "cat notes.md",
         "read_deny_read": "cat ~/private/p",
         "read_sessions": "cat ~/.local/state/nehanda/sessions/*.jsonl",
         "trust_itself": (
@@ -322,6 +330,7 @@ def unsandboxed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outcome]:
     """The same attacks with ``[sandbox] enabled = false`` and one rule allowing ENVIRON."""
     allow = json.dumps(f"Bash({ENVIRON})")
     settings = f"[sandbox]\nenabled = false\n[permissions]\nallow = [{allow}]\n"
+    settings += '[providers.box]\ntype = "vllm"\napi_key_env = "LLM_CRED"\n'
     outcome = run_attacks(tmp_path_factory.mktemp("unsandboxed"), settings)
     yield outcome
     outcome.close()
@@ -340,7 +349,12 @@ def test_the_key_is_gone_from_nehandas_own_environment_block(unsandboxed: Outcom
     """Unsandboxed, a command may read nehanda's /proc environ: no key is left in it."""
     shown = unsandboxed.results["environ"]
     assert "OPENAI_API_KEY=" in shown  # the block itself was read...
-    assert KEY not in shown  # ...and the key's bytes are gone
+    for secret in (KEY, CRED):  # a variable named only by a settings file too
+        assert secret not in shown and secret[::-1] not in shown  # the bytes are gone
+
+
+def test_a_key_named_by_settings_is_masked_in_tool_output(unsandboxed: Outcome) -> None:
+    assert unsandboxed.results["show_notes"].startswith("pasted by mistake: [REDACTED]")
 
 
 def test_write_and_edit_of_files_that_steer_later_runs_ask(tmp_path: Path) -> None:

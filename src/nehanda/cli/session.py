@@ -52,7 +52,7 @@ from nehanda.providers.factory import create_provider
 from nehanda.providers.mode import Mode
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.sandbox.confine import Sandbox
-from nehanda.secret_env import secret_values
+from nehanda.secret_env import seal, secret_values
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
@@ -163,7 +163,8 @@ async def open_session(options: SessionOptions) -> ChatSession:
         ],
     )
     session_id = options.resume.id if options.resume else new_session_id()
-    log = SessionLog(sessions_dir() / f"{session_id}.jsonl", secret_values())
+    masked = secret_values(names=key_names(settings, config))
+    log = SessionLog(sessions_dir() / f"{session_id}.jsonl", masked)
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
     notes = [n for n in (trust_note, changed_trust_note(options.workspace)) if n]
     notes += [n for n in (start_note(sandbox),) if n] + _instruction_notes(instructions)
@@ -237,6 +238,14 @@ def _instruction_notes(instructions: list[Instructions]) -> list[str]:
     ]
 
 
+def key_names(settings: Settings, config: ProviderConfig) -> frozenset[str]:
+    """The variables that hold provider keys: every profile's, and those settings name."""
+    names = {profile.api_key_env for profile in PROFILES.values()}
+    names |= {entry.api_key_env for entry in settings.providers.values()}
+    names.add(config.api_key_env)
+    return frozenset(name for name in names if name)
+
+
 def _tool_gate(
     options: SessionOptions,
     settings: Settings,
@@ -256,14 +265,13 @@ def _tool_gate(
             *(options.workspace / name for name in TRUST_BOUND_FILES),
         ),
     )
-    key_names = {profile.api_key_env for profile in PROFILES.values()}
-    key_names |= {entry.api_key_env for entry in settings.providers.values()}
-    key_names.add(config.api_key_env)
+    names = key_names(settings, config)
+    seal(also=names)  # a key variable a settings file names may not look like one
     context = ToolContext(
         options.workspace,
-        secret_env=frozenset(name for name in key_names if name),
+        secret_env=names,
         sandbox=sandbox,
-        secret_values=secret_values(),
+        secret_values=secret_values(names=names),
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
