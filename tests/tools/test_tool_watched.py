@@ -40,6 +40,12 @@ def test_each_kind_of_change_is_named(tmp_path: Path) -> None:
     assert "src.py" not in note
 
 
+def test_git_init_reports_its_config_but_not_its_sample_hooks(tmp_path: Path) -> None:
+    note = steering_note(bash(tmp_path, "git init -q").content)
+    assert note is not None and ".git/config (added)" in note
+    assert ".sample" not in note
+
+
 def test_a_command_that_touches_none_of_them_says_nothing(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "config").write_text("[core]\n")

@@ -63,7 +63,8 @@ def _files(path: Path) -> list[Path]:
     for file in sorted(path.rglob("*")):
         if len(found) >= MAX_FILES:
             break
-        if file.is_symlink() or file.is_file():
+        # git never runs a hook's .sample, and `git init` writes a dozen of them.
+        if (file.is_symlink() or file.is_file()) and file.suffix != ".sample":
             found.append(file)
     return found
 
