@@ -399,3 +399,35 @@ def test_permissions_and_doctor_show_what_the_kernel_enforces(tmp_path: Path) ->
         else:
             assert "Bash sandbox off: this kernel has no Landlock" in output
         assert "network" in output
+
+
+@no_landlock
+def test_under_yes_the_file_tools_reach_no_further_than_a_command(tmp_path: Path) -> None:
+    """Read and Write run in nehanda itself: --yes lets them go only where the sandbox
+    would let a command go (here they are refused, there being no terminal to ask)."""
+    place = make_place(tmp_path)
+    calls = [
+        ("Read", {"file_path": str(place.home / ".ssh" / "id_ed25519")}),
+        ("Write", {"file_path": str(place.home / ".bashrc"), "content": "evil\n"}),
+        ("Read", {"file_path": str(place.home / "notes.txt")}),
+        ("Write", {"file_path": str(place.tmp / "scratch.txt"), "content": "ok\n"}),
+    ]
+    server = ScriptedServer()
+    try:
+        server.stream(calls_stream(calls)).stream("e2e_vllm_answer.sse")
+        done = nehanda(
+            *("run", "files", "--yes", "--output", "json", "--provider", "vllm"),
+            *("--base-url", server.base_url, "--model", "q"),
+            cwd=place.workspace,
+            env=place.env,
+        )
+        assert done.returncode == 0, done.stderr
+        messages = server.requests[1].body["messages"]
+    finally:
+        server.close()
+    results = [m["content"] for m in messages if m["role"] == "tool"]
+    assert results[0].startswith("Permission denied") and SSH_KEY not in results[0]
+    assert "the sandbox lets no command read" in results[0]
+    assert results[1].startswith("Permission denied") and not (place.home / ".bashrc").exists()
+    assert "plain notes" in results[2]
+    assert (place.tmp / "scratch.txt").read_text() == "ok\n"

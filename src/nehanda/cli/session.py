@@ -277,4 +277,5 @@ def _tool_gate(
     if sys.stdin.isatty() and sys.stderr.isatty():
         approver = TerminalApprover(sys.stdin, sys.stderr, options.workspace)
     confined = sandbox is not None and sandbox.filesystem
-    return ToolGate(BuiltinTools(context), options.workspace, rules, approver, confined)
+    tools = BuiltinTools(context)
+    return ToolGate(tools, options.workspace, rules, approver, confined, sandbox)

@@ -9,6 +9,8 @@ runs. A call may use paths outside the workspace only when its decision named th
 (``CheckedCall.granted``). Answering "always" adds the suggested rules for the rest of
 the session. Where no kernel sandbox holds Bash (``confined`` is false), yolo mode
 still asks before a command the shell analysis finds risks in, unless a rule allows it.
+Where one does, yolo mode asks before a file tool reads or writes outside the workspace
+where the sandbox would let no command do so (the file tools run outside it).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from nehanda.errors import PermissionDenied
 from nehanda.permissions.approver import Approver
 from nehanda.permissions.decision import Allow, Ask, Decision, Deny, PermissionRules, decide
 from nehanda.permissions.shell import analyse
+from nehanda.sandbox.confine import Sandbox
 from nehanda.tools.output import cap_output
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import CheckedCall, ToolResult, Toolset, ToolSpec, ToolUse
@@ -35,6 +38,7 @@ class ToolGate:
     rules: PermissionRules
     approver: Approver
     confined: bool = True
+    sandbox: Sandbox | None = None
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
@@ -57,7 +61,8 @@ class ToolGate:
         """``checked`` with the paths its decision grants; ``PermissionDenied`` if it may
         not run."""
         use = checked.use
-        decision = self._unconfined(use, decide(use, self.rules, self.workspace))
+        decision = decide(use, self.rules, self.workspace)
+        decision = self._outside_sandbox(use, self._unconfined(use, decision))
         if isinstance(decision, Deny):
             raise PermissionDenied(use, f"it is not allowed: {decision.reason}")
         if isinstance(decision, Ask):
@@ -83,6 +88,25 @@ class ToolGate:
             return decision
         return Ask(
             f"no kernel sandbox holds this command, and it has risks ({'; '.join(risks)})",
+            outside=decision.outside,
+        )
+
+    def _outside_sandbox(self, use: ToolUse, decision: Decision) -> Decision:
+        """Ask, under yolo mode, before a file tool reaches where no sandboxed command
+        could: the file tools run in nehanda itself, outside the kernel sandbox."""
+        tool = BUILTIN_TOOLS.get(use.name)
+        box = self.sandbox
+        if box is None or not box.filesystem or tool is None or tool.path_argument is None:
+            return decision
+        if self.rules.mode != "yolo" or not isinstance(decision, Allow):
+            return decision
+        held = box.may_read if tool.read_only else box.may_write
+        closed = [path for path in decision.outside if not held(path)]
+        if not closed:
+            return decision
+        verb = "read" if tool.read_only else "write"
+        return Ask(
+            f"the sandbox lets no command {verb} {closed[0]}, so --yes does not cover it",
             outside=decision.outside,
         )
 

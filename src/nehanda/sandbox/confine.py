@@ -103,6 +103,15 @@ class Sandbox:
             if any(Path(denied).is_relative_to(r) for r in roots) and os.path.lexists(denied)
         ]
 
+    def may_write(self, path: Path) -> bool:
+        """Whether a sandboxed command could write ``path`` (resolved)."""
+        return any(path.is_relative_to(root) for root in self.writable_roots())
+
+    def may_read(self, path: Path) -> bool:
+        """Whether a sandboxed command could read ``path`` (resolved)."""
+        closed = any(path.is_relative_to(denied) for denied in self.denied_paths())
+        return not closed or self.may_write(path)
+
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
         if self.policy.network:
             return dict(environ)
