@@ -28,6 +28,8 @@ LAYERS = {
     "nehanda.providers.anthropic": ("tools", "permissions", "ui", "engine", "cli"),
     "nehanda.providers.rescue": ("tools", "permissions", "ui", "engine", "cli"),
     "nehanda.providers.calling": ("tools", "permissions", "ui", "engine", "cli"),
+    "nehanda.sandbox.confine": ("toolcalls", "config", "providers", "tools", "permissions", "ui"),
+    "nehanda.secret_env": ("sandbox", "toolcalls", "config", "providers", "tools", "engine"),
     "nehanda.config.settings": ("providers", "tools", "permissions", "ui", "engine", "cli"),
     "nehanda.tools.registry": ("permissions", "ui", "engine", "cli"),
     "nehanda.tools.mcp.toolset": ("permissions", "ui", "engine", "cli"),

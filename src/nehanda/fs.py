@@ -4,7 +4,8 @@
 fsync, then rename. Readers see the old contents or the new, never a mix, and a
 failure at any step (a full disk, a rename refused) leaves the original file exactly
 as it was. ``config_dir``, ``state_dir`` and ``cache_dir`` are nehanda's folders
-under the XDG base directories (platformdirs is imported only when one is asked for).
+under the XDG base directories (platformdirs is imported only when one is asked for);
+none lies in a folder the sandbox lets commands write.
 """
 
 from __future__ import annotations
@@ -69,6 +70,6 @@ def state_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    from platformdirs import user_cache_path
-
-    return user_cache_path("nehanda")
+    """Beside the state, not under ``~/.cache``: that one is writable in the sandbox (build
+    tools need it), and a command must not plant what nehanda reads back."""
+    return state_dir() / "cache"

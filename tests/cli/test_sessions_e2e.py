@@ -69,13 +69,16 @@ def test_resume_by_id_and_missing_sessions_are_clear_errors(
     assert both.returncode == 2
 
 
-def test_secrets_in_tool_output_never_reach_the_log(server: ScriptedServer, tmp_path: Path) -> None:
+def test_secrets_in_tool_output_reach_neither_the_log_nor_the_model(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
     (tmp_path / "README.md").write_text(f"token: {SECRET}\n")
     server.stream("e2e_vllm_read_readme.sse").stream("e2e_vllm_answer.sse")
     result = result_of(server, tmp_path, "read it", env={"DEPLOY_TOKEN": SECRET})
     log = log_path(result["session_id"]).read_text()
     assert SECRET not in log and "[REDACTED]" in log
-    assert SECRET in server.requests[1].body["messages"][-1]["content"]
+    sent = server.requests[1].body["messages"][-1]["content"]
+    assert SECRET not in sent and "token: [REDACTED]" in sent
 
 
 def tear_last_line(path: Path) -> str:

@@ -114,11 +114,11 @@ def test_malformed_file_names_file_and_line(
 
 
 def test_api_key_read_from_named_variable_never_stored(tmp_path: Path) -> None:
-    trust_folder(tmp_path)  # an untrusted project may not name a provider's key
     write(
         tmp_path / ".nehanda/settings.toml",
         '[providers.gw]\ntype = "openai"\nbase_url = "http://gw/v1"\napi_key_env = "GW_KEY"\n',
     )
+    trust_folder(tmp_path)  # an untrusted project may not name a provider's key
     config = resolve_named_provider(load_settings(tmp_path, environ={}), "gw", {})
     assert config.api_key({"GW_KEY": "sk-secret"}) == "sk-secret"
     assert "sk-secret" not in repr(config)

@@ -15,7 +15,13 @@ from nehanda.config.settings import (
     resolve_named_provider,
     user_settings_path,
 )
-from nehanda.config.trust import is_trusted, trust_folder, trust_store_path
+from nehanda.config.trust import (
+    is_trusted,
+    project_digest,
+    trust_changed,
+    trust_folder,
+    trust_store_path,
+)
 from nehanda.errors import ConfigError
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.rules import parse_rule
@@ -116,7 +122,8 @@ def test_trust_is_remembered_in_the_state_directory_by_resolved_path(tmp_path: P
     trust_folder(tmp_path / "alias")
     assert trust_store_path() == Path(os.environ["XDG_STATE_HOME"]) / "nehanda/trusted_folders.json"
     stored = json.loads(trust_store_path().read_text())
-    assert stored == {"folders": [str(Path(os.path.realpath(real)))]}
+    resolved = str(Path(os.path.realpath(real)))
+    assert stored == {"folders": [resolved], "digests": {resolved: project_digest(real)}}
     assert is_trusted(real) and not is_trusted(tmp_path)
     assert not is_trusted(tmp_path / "real-sibling")
 
@@ -158,3 +165,44 @@ def test_rules_from_every_layer_add_up(tmp_path: Path) -> None:
         f"{user_settings_path()}:2",
         f"{tmp_path / '.nehanda/settings.toml'}:2",
     ]
+
+
+def test_trust_lapses_when_the_project_settings_change(tmp_path: Path) -> None:
+    write(tmp_path / ".nehanda/settings.toml", '[permissions]\nallow = ["Bash(make)"]\n')
+    trust_folder(tmp_path)
+    assert is_trusted(tmp_path) and not trust_changed(tmp_path)
+    write(tmp_path / ".nehanda/settings.toml", '[permissions]\nallow = ["Bash"]\n')
+    assert not is_trusted(tmp_path) and trust_changed(tmp_path)
+    settings = load_settings(tmp_path, environ={})
+    assert settings.untrusted_ignored == ("permissions.allow",)
+    trust_folder(tmp_path)
+    assert is_trusted(tmp_path)
+
+
+def test_a_planted_mcp_json_makes_a_trusted_folder_untrusted(tmp_path: Path) -> None:
+    trust_folder(tmp_path)
+    write(tmp_path / ".mcp.json", '{"mcpServers": {"x": {"command": "sh"}}}')
+    assert trust_changed(tmp_path)
+
+
+def test_a_folder_trusted_before_digests_were_kept_asks_again(tmp_path: Path) -> None:
+    write(trust_store_path(), json.dumps({"folders": [str(tmp_path.resolve())]}))
+    assert not is_trusted(tmp_path) and trust_changed(tmp_path)
+
+
+def test_an_untrusted_project_cannot_open_the_sandbox(tmp_path: Path) -> None:
+    write(
+        tmp_path / ".nehanda/settings.toml",
+        '[sandbox]\nenabled = false\nnetwork = true\nwritable = ["/"]\ndeny_read = ["keys"]\n',
+    )
+    settings = load_settings(tmp_path, environ={})
+    assert settings.sandbox.enabled and not settings.sandbox.network
+    assert settings.sandbox.writable == [] and settings.sandbox.deny_read == ["keys"]
+    assert set(settings.untrusted_ignored) == {
+        "sandbox.enabled",
+        "sandbox.network",
+        "sandbox.writable",
+    }
+    trust_folder(tmp_path)
+    trusted = load_settings(tmp_path, environ={}).sandbox
+    assert (trusted.enabled, trusted.network, trusted.writable) == (False, True, ["/"])

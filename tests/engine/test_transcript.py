@@ -13,9 +13,8 @@ from nehanda.engine.transcript import (
     message_from_json,
     message_to_json,
     read_session,
-    redact,
-    secret_values,
 )
+from nehanda.secret_env import redact, secret_values
 from nehanda.types import Message, ReasoningPart, TextPart, ToolResult, ToolUse
 
 CONVERSATION = [

@@ -111,7 +111,7 @@ def test_a_refusal_falls_back_and_corrects_the_cache(
     assert "tools" not in chats(server)[-1]
     assert len(server.received("/api/show")) == 1
     cache = json.loads(
-        (Path(os.environ["XDG_CACHE_HOME"]) / "nehanda/tool_support.json").read_text()
+        (Path(os.environ["XDG_STATE_HOME"]) / "nehanda/cache/tool_support.json").read_text()
     )
     (detected,) = cache["detected"].values()
     assert detected["native_tools"] is False

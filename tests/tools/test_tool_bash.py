@@ -71,9 +71,11 @@ def test_the_environment_has_no_api_keys_and_no_prompts(
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "NEHANDA_API_KEY", "Mistral_Api_Key"):
         monkeypatch.setenv(name, "sk-secret")
     monkeypatch.setenv("CUSTOM_KEY", "sk-custom")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-token")
     monkeypatch.setenv("HARMLESS", "kept")
     result = run(ws, "env")
     assert "sk-secret" not in result.content and "sk-custom" not in result.content
+    assert "GITHUB_TOKEN" not in result.content
     assert "HARMLESS=kept" in result.content
     for guard in ("GIT_EDITOR=true", "GIT_TERMINAL_PROMPT=0", "PAGER=cat", "EDITOR=true"):
         assert guard in result.content.splitlines()

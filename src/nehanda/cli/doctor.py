@@ -3,8 +3,9 @@
 ``doctor`` checks one provider for real, the way a run would use it: the server
 answers, the model is there, native tool support (asked of the server where it can
 tell, as Ollama's ``/api/show`` does; otherwise one tiny streamed request offering
-one tool), the mode nehanda will use and why, and the context length. It never
-writes settings; what it learns about a model lands in the same cache a run uses.
+one tool), the mode nehanda will use and why, and the context length; then what
+the kernel sandbox enforces for Bash commands here. It never writes settings; what
+it learns about a model lands in the same cache a run uses.
 
 ``doctor --exam`` (``exam_command``) runs ``nehanda.exam`` on that provider instead,
 and writes the mode it found only when ``--save`` asks.
@@ -31,6 +32,7 @@ from nehanda.config.settings import (
 from nehanda.config.trust import untrusted_note
 from nehanda.errors import ConfigError, NehandaError, ToolsUnsupportedError
 from nehanda.permissions.decision import PermissionRules
+from nehanda.permissions.sandboxing import report, session_sandbox
 from nehanda.providers.base import Capabilities, ChatRequest, Provider
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
@@ -68,13 +70,19 @@ class Diagnosis:
 async def run_doctor(workspace: Path, flags: Flags) -> Diagnosis:
     """Chooses the provider as ``nehanda run`` would, then diagnoses it."""
     diagnosis = Diagnosis()
+    sandbox: list[tuple[str, str]] = []
     try:
-        _, config = await choose_provider(workspace, flags, diagnosis)
+        settings, config = await choose_provider(workspace, flags, diagnosis)
+        rules = PermissionRules.from_settings(settings.permissions)
+        sandbox = report(session_sandbox(settings.sandbox, rules, workspace), rules)
     except NehandaError as exc:
         diagnosis.problem = str(exc)
+        diagnosis.checks += sandbox
         return diagnosis
     diagnosis.add("model", config.model or "")
-    return await diagnose(config, ToolSupportCache(), diagnosis)
+    diagnosis = await diagnose(config, ToolSupportCache(), diagnosis)
+    diagnosis.checks += sandbox
+    return diagnosis
 
 
 async def choose_provider(

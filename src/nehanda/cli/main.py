@@ -324,8 +324,10 @@ def _read_prompt(prompt: str | None) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     from nehanda.config.environ import capture_startup_environ
+    from nehanda.secret_env import seal
 
-    capture_startup_environ()
+    capture_startup_environ()  # what ${VAR} in MCP settings reads, before the keys go
+    seal()  # before anything starts a child, and before a child could read our environ
     try:
         code = cli.main(args=argv, prog_name="nehanda", standalone_mode=False)
     except click.ClickException as exc:

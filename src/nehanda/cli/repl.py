@@ -37,6 +37,7 @@ from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd
 from nehanda.permissions.approver import Answer, Approver
 from nehanda.permissions.decision import Ask
+from nehanda.permissions.sandboxing import report
 from nehanda.providers.mode import Mode
 from nehanda.types import ToolUse, Usage
 from nehanda.ui.approval import read_key
@@ -282,7 +283,8 @@ class Repl:
         self.renderer.say(describe_tools(gate.specs, gate.rules, self.options.workspace))
 
     async def _cmd_permissions(self) -> None:
-        self.renderer.say(describe_permissions(self.chat.gate.rules))
+        gate = self.chat.gate
+        self.renderer.say(describe_permissions(gate.rules, report(self.chat.sandbox, gate.rules)))
 
     async def _cmd_mcp(self) -> None:
         from nehanda.cli.mcp_command import describe_running

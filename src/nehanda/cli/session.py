@@ -26,7 +26,12 @@ from nehanda.config.settings import (
     resolve_named_provider,
     user_settings_path,
 )
-from nehanda.config.trust import trust_store_path, untrusted_note
+from nehanda.config.trust import (
+    TRUST_BOUND_FILES,
+    changed_trust_note,
+    trust_store_path,
+    untrusted_note,
+)
 from nehanda.engine.loop import Agent, EngineEvent, interrupted
 from nehanda.engine.system_prompt import Instructions, build_system_prompt, load_instructions
 from nehanda.engine.transcript import (
@@ -34,7 +39,6 @@ from nehanda.engine.transcript import (
     SessionLog,
     new_session_id,
     read_session,
-    secret_values,
     sessions_dir,
 )
 from nehanda.errors import ConfigError, NehandaError, with_hint
@@ -42,11 +46,14 @@ from nehanda.events import ModeSwitched
 from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
+from nehanda.permissions.sandboxing import session_sandbox, start_note
 from nehanda.providers.calling import ToolCalling, choose_mode
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
 from nehanda.providers.mode import Mode
 from nehanda.providers.tool_support import ToolSupportCache
+from nehanda.sandbox.confine import Sandbox
+from nehanda.secret_env import seal, secret_values
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
@@ -73,6 +80,7 @@ class ChatSession:
     id: str
     notes: list[str] = field(default_factory=list)
     mcp: McpStart = field(default_factory=McpStart)
+    sandbox: Sandbox | None = None
     _logged: int = 0
 
     @property
@@ -156,10 +164,11 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
     decision = choose_mode(config, capabilities, support, options.mode_override)
     calling = ToolCalling(provider, decision.mode, recover_leaks=settings.recover_leaked_calls)
     instructions = load_instructions(options.workspace)
+    sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
     agent = Agent(
         provider=calling,
         model=config.model or "",
-        toolset=_tool_gate(options, settings, rules, config, mcp),
+        toolset=_tool_gate(options, settings, rules, config, mcp, sandbox),
         max_turns=settings.max_turns,
         messages=[
             Message.text_message("system", build_system_prompt(options.workspace, instructions)),
@@ -167,12 +176,14 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
         ],
     )
     session_id = options.resume.id if options.resume else new_session_id()
-    log = SessionLog(sessions_dir() / f"{session_id}.jsonl", secret_values())
+    masked = secret_values(names=key_names(settings, config))
+    log = SessionLog(sessions_dir() / f"{session_id}.jsonl", masked)
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
-    notes = ([trust_note] if trust_note else []) + _instruction_notes(instructions)
+    notes = [n for n in (trust_note, changed_trust_note(options.workspace)) if n]
+    notes += [n for n in (start_note(sandbox),) if n] + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
     notes += mcp.notes
-    chat = ChatSession(agent, config, calling, support, log, session_id, notes, mcp)
+    chat = ChatSession(agent, config, calling, support, log, session_id, notes, mcp, sandbox)
     chat._logged = len(agent.messages)
     return chat
 
@@ -242,28 +253,45 @@ def _instruction_notes(instructions: list[Instructions]) -> list[str]:
     ]
 
 
+def key_names(settings: Settings, config: ProviderConfig) -> frozenset[str]:
+    """The variables that hold provider keys: every profile's, and those settings name."""
+    names = {profile.api_key_env for profile in PROFILES.values()}
+    names |= {entry.api_key_env for entry in settings.providers.values()}
+    names.add(config.api_key_env)
+    return frozenset(name for name in names if name)
+
+
 def _tool_gate(
     options: SessionOptions,
     settings: Settings,
     rules: PermissionRules,
     config: ProviderConfig,
     mcp: McpStart,
+    sandbox: Sandbox | None,
 ) -> ToolGate:
-    """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal."""
+    """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal;
+    Bash inside ``sandbox``."""
     mode = "yolo" if options.approve_all else options.permission_mode
     rules = replace(
         rules,
         mode=mode or rules.mode,
-        protected=(user_settings_path().parent, trust_store_path().parent),
+        protected=(
+            user_settings_path().parent,
+            trust_store_path().parent,
+            *(options.workspace / name for name in TRUST_BOUND_FILES),
+        ),
     )
-    key_names = {profile.api_key_env for profile in PROFILES.values()}
-    key_names |= {entry.api_key_env for entry in settings.providers.values()}
-    key_names.add(config.api_key_env)
+    names = key_names(settings, config)
+    seal(also=names)  # a key variable a settings file names may not look like one
     context = ToolContext(
-        options.workspace, secret_env=frozenset(name for name in key_names if name)
+        options.workspace,
+        secret_env=names,
+        sandbox=sandbox,
+        secret_values=secret_values(names=names),
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
         approver = TerminalApprover(sys.stdin, sys.stderr, options.workspace)
+    confined = sandbox is not None and sandbox.filesystem
     tools = with_mcp(BuiltinTools(context), mcp.servers, settings, config, rules.mode == "plan")
-    return ToolGate(tools, options.workspace, rules, approver)
+    return ToolGate(tools, options.workspace, rules, approver, confined, sandbox)

@@ -93,6 +93,22 @@ class PermissionsTable(BaseModel):
     deny: list[str] = Field(default_factory=list)
 
 
+class SandboxTable(BaseModel):
+    """``[sandbox]``: the kernel sandbox every Bash command runs in (``nehanda.sandbox``).
+
+    ``writable`` adds roots to the default writable ones; ``deny_read`` adds paths no
+    command may read. Both add up across settings files; ``~`` is the home directory, and
+    a relative path is taken from the workspace.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = True
+    network: bool = False
+    writable: list[str] = Field(default_factory=list)
+    deny_read: list[str] = Field(default_factory=list)
+
+
 class SettingsFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -103,6 +119,7 @@ class SettingsFile(BaseModel):
     permissions: PermissionsTable = Field(default_factory=PermissionsTable)
     mcp_servers: dict[str, McpServerEntry] = Field(default_factory=dict)
     mcp: McpTable = Field(default_factory=McpTable)
+    sandbox: SandboxTable = Field(default_factory=SandboxTable)
 
 
 @dataclass(frozen=True)
@@ -149,6 +166,7 @@ class Settings:
     base_url: str | None = None
     force_manual_tools: bool = False
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
+    sandbox: SandboxTable = field(default_factory=SandboxTable)
     # Keys of an untrusted project file that were ignored, such as "permissions.allow".
     untrusted_ignored: tuple[str, ...] = ()
     mcp: McpTable = field(default_factory=McpTable)
@@ -173,11 +191,14 @@ def load_settings(
     merged: dict[str, Any] = {}
     permissions: list[tuple[Path, str, Mapping[str, Any]]] = []
     servers: list[DefinedServer] = []
+    paths: dict[str, list[str]] = {"writable": [], "deny_read": []}
     layers, ignored, ignored_rules = _file_layers(workspace)
     for path, text, layer in layers:
         permissions.append((path, text, layer.pop("permissions", {})))
         origin: McpOrigin = "project" if path == project_settings_path(workspace) else "user"
         servers += servers_in_layer(layer.pop("mcp_servers", {}), origin, path)
+        for key, listed in paths.items():
+            listed += layer.get("sandbox", {}).pop(key, [])
         _deep_merge(merged, layer)
     mcp_servers, mcp_notes = _mcp_servers(workspace, servers)
     try:
@@ -196,6 +217,7 @@ def load_settings(
         base_url=flags.base_url,
         force_manual_tools=flags.force_manual_tools,
         permissions=replace(_merge_permissions(permissions), ignored=ignored_rules),
+        sandbox=parsed.sandbox.model_copy(update=paths),
         untrusted_ignored=ignored,
         mcp=parsed.mcp,
         mcp_servers=mcp_servers,

@@ -4,13 +4,19 @@ A project's ``.nehanda/settings.toml`` arrives with the code, which may be anyon
 Until the user has trusted the folder once (``nehanda trust``), that file may only
 tighten permissions: its allow rules and a looser mode are ignored, and so are
 providers' ``base_url`` and ``api_key_env`` (which would send the user's keys, or
-the conversation, where the project's author chose). The trusted folders are a JSON
-list in the user's state directory.
+the conversation, where the project's author chose). Nor may it open the sandbox
+(``[sandbox] enabled = false``, ``network = true``, more writable roots).
+
+Trust is bound to what the user approved: the store keeps, beside each trusted folder,
+a digest of its ``.nehanda/settings.toml`` and ``.mcp.json``. Once either changes (a
+command or an edit may have planted it), the folder is untrusted until approved again.
+The store is a JSON object in the user's state directory.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -23,38 +29,89 @@ from nehanda.fs import state_dir, write_atomic
 
 # Where requests go and which key they carry; an untrusted project may not choose either.
 PROVIDER_ROUTING_KEYS = ("base_url", "api_key_env")
+# The sandbox settings an untrusted project may set only to these values (they only tighten).
+SANDBOX_TIGHT: dict[str, object] = {"enabled": True, "network": False, "writable": []}
 
 
 def trust_store_path() -> Path:
     return state_dir() / "trusted_folders.json"
 
 
-def trusted_folders() -> frozenset[Path]:
+# The project files whose content trust is bound to.
+TRUST_BOUND_FILES = (".nehanda/settings.toml", ".mcp.json")
+
+
+def trusted_folders() -> dict[Path, str | None]:
+    """Each trusted folder with the digest of its files when it was trusted (``None``
+    for a folder trusted before digests were kept)."""
     path = trust_store_path()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return frozenset()
+        return {}
     except (OSError, ValueError) as exc:
         raise ConfigError(f"{path}: cannot read the trusted folders: {exc}") from exc
     folders = data.get("folders") if isinstance(data, dict) else None
-    if not isinstance(folders, list) or not all(isinstance(item, str) for item in folders):
+    digests = data.get("digests", {}) if isinstance(data, dict) else None
+    if (
+        not isinstance(folders, list)
+        or not all(isinstance(item, str) for item in folders)
+        or not isinstance(digests, dict)
+    ):
         raise ConfigError(f'{path}: expected {{"folders": [...]}}; fix the file or delete it')
-    return frozenset(Path(item) for item in folders)
+    return {Path(item): _text_or_none(digests.get(item)) for item in folders}
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def project_digest(folder: Path) -> str:
+    """A digest of the files trust is bound to, as they are now (a missing one counts)."""
+    digest = hashlib.sha256()
+    for name in TRUST_BOUND_FILES:
+        try:
+            content = (folder / name).read_bytes()
+        except OSError:
+            digest.update(b"\0missing\0")
+            continue
+        digest.update(len(content).to_bytes(8, "big") + content)
+    return digest.hexdigest()
 
 
 def is_trusted(folder: Path) -> bool:
-    return Path(os.path.realpath(folder)) in trusted_folders()
+    resolved = Path(os.path.realpath(folder))
+    recorded = trusted_folders().get(resolved, "")
+    return recorded == project_digest(resolved)
+
+
+def trust_changed(folder: Path) -> bool:
+    """Whether ``folder`` was trusted, but its settings or ``.mcp.json`` changed since."""
+    resolved = Path(os.path.realpath(folder))
+    return resolved in trusted_folders() and not is_trusted(resolved)
 
 
 def trust_folder(folder: Path) -> Path:
-    """Remember ``folder`` (resolved) as trusted; returns it."""
+    """Remember ``folder`` (resolved) as trusted, with its files as they are now."""
     resolved = Path(os.path.realpath(folder))
-    folders = sorted(str(item) for item in trusted_folders() | {resolved})
+    known = trusted_folders()
+    known[resolved] = project_digest(resolved)
+    folders = sorted(str(item) for item in known)
+    digests = {str(item): digest for item, digest in sorted(known.items()) if digest}
     path = trust_store_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, (json.dumps({"folders": folders}, indent=2) + "\n").encode(), 0o600)
+    text = json.dumps({"folders": folders, "digests": digests}, indent=2) + "\n"
+    write_atomic(path, text.encode(), 0o600)
     return resolved
+
+
+def changed_trust_note(folder: Path) -> str | None:
+    if not trust_changed(folder):
+        return None
+    return (
+        f"{' or '.join(TRUST_BOUND_FILES)} changed since you trusted {folder}, so the folder "
+        "is untrusted until you approve it again (`nehanda trust`)"
+    )
 
 
 def restrain_untrusted(
@@ -77,6 +134,11 @@ def restrain_untrusted(
         dropped.append("permissions.mode")
     if kept.pop("mcp_servers", None):
         dropped.append("mcp_servers")
+    sandbox = kept.get("sandbox", {})
+    for key, tight in SANDBOX_TIGHT.items():
+        if key in sandbox and sandbox[key] != tight:
+            del sandbox[key]
+            dropped.append(f"sandbox.{key}")
     user_providers = user.get("providers", {})
     for name, entry in kept.get("providers", {}).items():
         for key in PROVIDER_ROUTING_KEYS:

@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import secrets
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from nehanda.fs import state_dir
+from nehanda.secret_env import redact
 from nehanda.types import Message, Part, ReasoningPart, TextPart, ToolResult, ToolUse
-
-SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
-MIN_SECRET_LENGTH = 8
 
 
 def sessions_dir() -> Path:
@@ -33,23 +30,6 @@ def sessions_dir() -> Path:
 def new_session_id() -> str:
     """Sortable by start time, unique enough for one user's sessions."""
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
-
-
-def secret_values(environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
-    values = {
-        v for k, v in environ.items() if SECRET_NAME.search(k) and len(v) >= MIN_SECRET_LENGTH
-    }
-    return tuple(sorted(values, key=len, reverse=True))
-
-
-def redact(text: str, values: Iterable[str]) -> str:
-    for value in values:
-        if value in text:
-            text = text.replace(value, "[REDACTED]")
-        escaped = json.dumps(value)[1:-1]
-        if escaped != value and escaped in text:
-            text = text.replace(escaped, "[REDACTED]")
-    return text
 
 
 def part_to_json(part: Part) -> dict[str, Any]:

@@ -7,7 +7,10 @@ call, or one the user refused or could not be asked about, raises ``PermissionDe
 inside the gate and is answered with an error result saying so and why; it never
 runs. A call may use paths outside the workspace only when its decision named them
 (``CheckedCall.granted``). Answering "always" adds the suggested rules for the rest of
-the session.
+the session. Where no kernel sandbox holds Bash (``confined`` is false), yolo mode
+still asks before a command the shell analysis finds risks in, unless a rule allows it.
+Where one does, yolo mode asks before a file tool reads or writes outside the workspace
+where the sandbox would let no command do so (the file tools run outside it).
 """
 
 from __future__ import annotations
@@ -17,8 +20,11 @@ from pathlib import Path
 
 from nehanda.errors import PermissionDenied
 from nehanda.permissions.approver import Approver
-from nehanda.permissions.decision import Ask, Deny, PermissionRules, decide
+from nehanda.permissions.decision import Allow, Ask, Decision, Deny, PermissionRules, decide
+from nehanda.permissions.shell import analyse
+from nehanda.sandbox.confine import Sandbox
 from nehanda.tools.output import cap_output
+from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import CheckedCall, ToolResult, Toolset, ToolSpec, ToolUse
 
 # Small models tend to send a refused call again, word for word.
@@ -31,6 +37,8 @@ class ToolGate:
     workspace: Path
     rules: PermissionRules
     approver: Approver
+    confined: bool = True
+    sandbox: Sandbox | None = None
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
@@ -54,6 +62,7 @@ class ToolGate:
         not run."""
         use = checked.use
         decision = decide(use, self.rules, self.workspace)
+        decision = self._outside_sandbox(use, self._unconfined(use, decision))
         if isinstance(decision, Deny):
             raise PermissionDenied(use, f"it is not allowed: {decision.reason}")
         if isinstance(decision, Ask):
@@ -64,6 +73,42 @@ class ToolGate:
             if answer.always:
                 self.rules = self.rules.allowing(decision.suggestions)
         return replace(checked, granted=decision.outside)
+
+    def _unconfined(self, use: ToolUse, decision: Decision) -> Decision:
+        """Ask, under yolo mode without a sandbox, before a command with risks."""
+        tool = BUILTIN_TOOLS.get(use.name)
+        if self.confined or self.rules.mode != "yolo" or not isinstance(decision, Allow):
+            return decision
+        command = use.input.get(tool.command_argument or "") if tool else None
+        if not isinstance(command, str) or tool is None or tool.command_argument is None:
+            return decision
+        risks = analyse(command).risks
+        allowed = decide(use, replace(self.rules, mode="default"), self.workspace)
+        if not risks or isinstance(allowed, Allow):
+            return decision
+        return Ask(
+            f"no kernel sandbox holds this command, and it has risks ({'; '.join(risks)})",
+            outside=decision.outside,
+        )
+
+    def _outside_sandbox(self, use: ToolUse, decision: Decision) -> Decision:
+        """Ask, under yolo mode, before a file tool reaches where no sandboxed command
+        could: the file tools run in nehanda itself, outside the kernel sandbox."""
+        tool = BUILTIN_TOOLS.get(use.name)
+        box = self.sandbox
+        if box is None or not box.filesystem or tool is None or tool.path_argument is None:
+            return decision
+        if self.rules.mode != "yolo" or not isinstance(decision, Allow):
+            return decision
+        held = box.may_read if tool.read_only else box.may_write
+        closed = [path for path in decision.outside if not held(path)]
+        if not closed:
+            return decision
+        verb = "read" if tool.read_only else "write"
+        return Ask(
+            f"the sandbox lets no command {verb} {closed[0]}, so --yes does not cover it",
+            outside=decision.outside,
+        )
 
 
 def _refused(denied: PermissionDenied) -> ToolResult:

@@ -17,13 +17,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import resolve_in_workspace
 from nehanda.types import JsonObject, ToolSpec
+
+if TYPE_CHECKING:
+    from nehanda.sandbox.confine import Sandbox
 
 # Keys whose value maps names to schemas: the names are data, not schema keywords.
 _SCHEMA_MAPS = ("properties", "$defs", "patternProperties")
@@ -36,13 +39,17 @@ class ToolContext:
     ``files`` is shared by every call of a session: what the model last saw of each
     file. ``secret_env`` names environment variables that Bash must not pass on, beyond
     the ``*_API_KEY`` ones it always drops. ``granted`` holds resolved paths outside the
-    workspace that the user allowed for the one call at hand.
+    workspace that the user allowed for the one call at hand. ``sandbox`` is the kernel
+    sandbox Bash runs its commands in (``None``: none); ``secret_values`` are masked in
+    every tool's output.
     """
 
     workspace: Path
     files: FileRecord = field(default_factory=FileRecord)
     secret_env: frozenset[str] = frozenset()
     granted: tuple[Path, ...] = ()
+    sandbox: Sandbox | None = None
+    secret_values: tuple[str, ...] = ()
 
     def resolve(self, raw: str, *, tool: str, action: str) -> Path:
         """``raw`` resolved, or a ``ToolError`` when it leaves the workspace unallowed."""

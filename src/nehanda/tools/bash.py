@@ -1,10 +1,14 @@
 """Bash: run a shell command in the workspace, contained and bounded.
 
 The command gets stdin from ``/dev/null`` and its own session (so its own process
-group), an environment without provider API keys and with guards that turn
-interactive prompts into failures, and a time limit. On timeout or cancellation
+group), an environment without secrets (provider API keys, and every variable whose
+name holds KEY, TOKEN, SECRET or PASSWORD) and with guards that turn
+interactive prompts into failures, and a time limit. With a sandbox in the context it
+starts inside it (``nehanda.sandbox``): the child enters it before exec, and a sandbox
+that cannot be set up stops the command before it runs. On timeout or cancellation
 (Ctrl-C) the whole group gets SIGTERM, then SIGKILL. Output (stdout and stderr
-interleaved) is kept head and tail, with the number of bytes left out.
+interleaved) is kept head and tail, with the number of bytes left out. A change the
+command made to a project file that steers later runs (``watched``) is reported.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
@@ -20,6 +25,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
+from nehanda.secret_env import SECRET_NAME
+from nehanda.tools import watched
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import HeadTail
 
@@ -33,6 +40,12 @@ TERM_GRACE = 2.0
 PIPE_GRACE = 0.5
 
 Ending = Literal["exited", "timeout", "stragglers"]
+
+_SANDBOX_FAILED = (
+    "The command did not run: the sandbox could not be set up ({error}). "
+    "`nehanda doctor` shows what this kernel offers; [sandbox] enabled = false in the "
+    "user settings runs commands without it."
+)
 
 # Each of these makes a tool that would wait for a person fail or carry on instead.
 GUARDS = {
@@ -72,14 +85,32 @@ class BashArgs(BaseModel):
 
 
 async def run_command(args: BashArgs, context: ToolContext) -> str:
+    before = watched.snapshot(context.workspace)
+    try:
+        text, ending, process, limit = await _run(args, context)
+    finally:
+        changed = watched.changes(before, watched.snapshot(context.workspace))
+    if changed:
+        text += "\n\n" + watched.note(changed)
+    return _verdict(text, ending, process.returncode, limit)
+
+
+async def _run(
+    args: BashArgs, context: ToolContext
+) -> tuple[str, Ending, asyncio.subprocess.Process, float]:
     limit = args.timeout or DEFAULT_TIMEOUT
     try:
         process = await _start(args.command, context)
     except OSError as error:
         raise ToolError(NAME, f"Cannot start bash: {error.strerror or error}.") from error
+    except subprocess.SubprocessError as error:
+        raise ToolError(NAME, _SANDBOX_FAILED.format(error=error)) from error
     output = HeadTail(MAX_OUTPUT_BYTES)
     ending = await _collect(process, output, limit)
-    text = output.text().rstrip("\n") or "(no output)"
+    return output.text().rstrip("\n") or "(no output)", ending, process, limit
+
+
+def _verdict(text: str, ending: Ending, code: int | None, limit: float) -> str:
     if ending == "timeout":
         raise ToolError(
             NAME,
@@ -88,43 +119,55 @@ async def run_command(args: BashArgs, context: ToolContext) -> str:
         )
     if ending == "stragglers":
         text += "\n(processes it left running in the background, holding its output, were stopped)"
-    if process.returncode != 0:
-        raise ToolError(NAME, f"{text}\n\n{_exit_note(process.returncode)}")
+    if code != 0:
+        raise ToolError(NAME, f"{text}\n\n{_exit_note(code)}")
     return f"{text}\n\n(exit code 0)"
 
 
 def command_environment(environ: Mapping[str, str], secret: frozenset[str]) -> dict[str, str]:
-    """``environ`` without API keys (``*_API_KEY`` and the names in ``secret``), plus guards."""
+    """``environ`` without secrets (the names in ``secret``, and every name holding KEY,
+    TOKEN, SECRET or PASSWORD, as Codex leaves them out too), plus guards."""
     kept = {
         name: value
         for name, value in environ.items()
-        if name not in secret and not name.upper().endswith("_API_KEY")
+        if name not in secret and not SECRET_NAME.search(name)
     }
     return {**kept, **GUARDS}
 
 
 async def _start(command: str, context: ToolContext) -> asyncio.subprocess.Process:
-    """bash running ``command`` in its own process group. Cancelled while starting, it
-    still stops the group: the command may already be running once bash has forked."""
-    starting = asyncio.ensure_future(
-        asyncio.create_subprocess_exec(
-            "bash",
-            "-c",
-            command,
-            cwd=context.workspace,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env=command_environment(os.environ, context.secret_env),
+    """bash running ``command`` in its own process group, inside the context's sandbox.
+    Cancelled while starting, it still stops the group: the command may already be
+    running once bash has forked."""
+    environment = command_environment(os.environ, context.secret_env)
+    with contextlib.ExitStack() as stack:
+        steps = None
+        if context.sandbox is not None:
+            try:
+                steps = stack.enter_context(context.sandbox.spawn())
+            except OSError as error:
+                raise ToolError(NAME, _SANDBOX_FAILED.format(error=error)) from error
+            environment = context.sandbox.environment(environment)
+        starting = asyncio.ensure_future(
+            asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                command,
+                cwd=context.workspace,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,
+                env=environment,
+                preexec_fn=steps,
+            )
         )
-    )
-    try:
-        return await asyncio.shield(starting)
-    except asyncio.CancelledError:
-        with contextlib.suppress(OSError):
-            await _stop_group(await starting)
-        raise
+        try:
+            return await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                await _stop_group(await starting)
+            raise
 
 
 async def _collect(process: asyncio.subprocess.Process, output: HeadTail, limit: float) -> Ending:

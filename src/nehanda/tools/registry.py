@@ -6,7 +6,7 @@ gate in between. None of them raises for a bad call: an unknown name, unreadable
 invalid arguments (``ToolCallFormatError``, with the reply for the model), a
 ``ToolError`` or an unexpected failure all become an error ``ToolResult`` whose text
 tells the model what went wrong, so the engine can send it back and carry on. Every
-result's content is capped (``output.cap_output``).
+result's content is capped (``output.cap_output``), with every known secret value masked.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 import pydantic
 
 from nehanda.errors import ToolCallFormatError, ToolError
+from nehanda.secret_env import redact
 from nehanda.tools import bash, edit, glob, grep, ls, read, write
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import cap_output
@@ -118,10 +119,11 @@ async def run_checked(checked: CheckedCall, context: ToolContext) -> ToolResult:
     try:
         content = await tool.handler(checked.arguments, context)
     except ToolError as error:
-        return _error(tool_use, str(error))
+        return _error(tool_use, redact(str(error), context.secret_values))
     except Exception as error:  # a bug in a tool must not end the session
-        return _error(tool_use, f"{tool.name} failed: {type(error).__name__}: {error}")
-    return ToolResult(tool_use.id, cap_output(content))
+        failure = f"{tool.name} failed: {type(error).__name__}: {error}"
+        return _error(tool_use, redact(failure, context.secret_values))
+    return ToolResult(tool_use.id, cap_output(redact(content, context.secret_values)))
 
 
 @dataclass

@@ -127,6 +127,8 @@ class LiveRenderer:
             self._set_activity(f"running {printable(describe_call(event.tool_use))}")
         elif isinstance(event, ToolExecuted):
             self._tool_done(event)
+            if notice := describe_notice(event):
+                self.note(notice)
         elif isinstance(event, TurnStarted):
             self._settle()
             self._set_activity(f"waiting for {self._model}")

@@ -9,7 +9,7 @@ that could are listed beside the tool.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from nehanda.permissions.decision import (
@@ -46,7 +46,9 @@ def describe_tools(specs: Iterable[ToolSpec], rules: PermissionRules, workspace:
     return "\n".join(lines)
 
 
-def describe_permissions(rules: PermissionRules) -> str:
+def describe_permissions(rules: PermissionRules, sandbox: Sequence[tuple[str, str]] = ()) -> str:
+    """The mode and rules in force; then ``sandbox``, the kernel sandbox's parts and
+    what holds each (``permissions.sandboxing.report``)."""
     lines = [f"Permission mode: {rules.mode} ({MODE_MEANINGS[rules.mode]})"]
     for kind, listed in (("deny", rules.deny), ("ask", rules.ask), ("allow", rules.allow)):
         texts = ", ".join(rule.text for rule in listed) or "none"
@@ -55,6 +57,9 @@ def describe_permissions(rules: PermissionRules) -> str:
         "A deny rule wins, then ask, then allow. Rules come from the settings files "
         "and from answering a = always."
     )
+    if sandbox:
+        lines.append("Sandbox for Bash commands:")
+        lines += [f"  {label + ':':<13} {value}" for label, value in sandbox]
     return "\n".join(lines)
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-from nehanda.engine.loop import EngineEvent
+from nehanda.engine.loop import EngineEvent, ToolExecuted
 from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice
 from nehanda.tools.registry import BUILTIN_TOOLS
+from nehanda.tools.watched import steering_note
 from nehanda.types import ToolResult, ToolUse
 
 
@@ -38,6 +39,8 @@ def describe_notice(event: EngineEvent) -> str | None:
     """What the user must be told about a change of course, on stderr in every output mode."""
     if isinstance(event, Notice):
         return event.message
+    if isinstance(event, ToolExecuted):
+        return steering_note(event.result.content)
     if isinstance(event, ModeSwitched):
         return f"switched to {event.mode} mode for this model ({event.reason})"
     if isinstance(event, LeakedCallsRecovered):

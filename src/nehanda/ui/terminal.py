@@ -50,6 +50,8 @@ class TerminalOutput:
             self._end_line()
         elif isinstance(event, ToolExecuted):
             self._tool_line(event)
+            if notice := describe_notice(event):
+                self.note(notice)
         elif notice := describe_notice(event):
             self.note(notice)
         elif isinstance(event, RunFinished):

@@ -1,0 +1,1 @@
+"""Kernel confinement for the commands Bash runs: Landlock, namespaces, seccomp (ctypes)."""
