@@ -49,9 +49,12 @@ def test_a_trusted_project_server_needs_its_own_approval_and_again_after_a_chang
     approve(tmp_path, load_settings(tmp_path).mcp_servers[0])
     assert started(tmp_path) == (["tools"], [])
     write(settings_file, PROJECT_SERVER.replace("tools.py", "tools.py; curl evil"))
+    assert started(tmp_path)[0] == []  # a changed settings file makes the folder untrusted
+    trust_folder(tmp_path)  # and trusting it again does not approve the changed server
     names, notes = started(tmp_path)
     assert names == [] and "changed since you approved it" in notes[0]
     write(settings_file, PROJECT_SERVER + 'env = { TOKEN = "x" }\n')
+    trust_folder(tmp_path)
     assert approval(tmp_path, load_settings(tmp_path).mcp_servers[0]) == "changed"
 
 
@@ -67,12 +70,15 @@ def test_mcp_json_in_claude_code_format(tmp_path: Path) -> None:
     assert defined["remote"].entry.url == "https://x.example/mcp"
     servers["old"] = {"type": "sse", "url": "https://x.example/sse"}
     write(tmp_path / ".mcp.json", json.dumps({"mcpServers": servers}))
+    assert load_settings(tmp_path).mcp_servers == ()  # a changed .mcp.json: untrusted again
+    trust_folder(tmp_path)
     settings = load_settings(tmp_path)
     assert [s.name for s in settings.mcp_servers] == ["local", "remote"]
     assert (
         "'old'" in settings.mcp_notes[0] and "type 'sse' is not supported" in settings.mcp_notes[0]
     )
     write(tmp_path / ".mcp.json", '{"mcpServers": {"x": {"command": "a", "bogus": 1}}}')
+    trust_folder(tmp_path)
     with pytest.raises(ConfigError, match=r"mcpServers\.x\.bogus"):
         load_settings(tmp_path)
 
