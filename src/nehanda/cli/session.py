@@ -41,6 +41,7 @@ from nehanda.events import ModeSwitched
 from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
+from nehanda.permissions.secrets import HiddenPaths
 from nehanda.providers.calling import ToolCalling, choose_mode
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
@@ -241,7 +242,9 @@ def _tool_gate(
     key_names |= {entry.api_key_env for entry in settings.providers.values()}
     key_names.add(config.api_key_env)
     context = ToolContext(
-        options.workspace, secret_env=frozenset(name for name in key_names if name)
+        options.workspace,
+        secret_env=frozenset(name for name in key_names if name),
+        hidden=HiddenPaths.build(rules.deny, options.workspace),
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():

@@ -4,15 +4,20 @@ One list for everything that keeps a model away from them: the file tools' walks
 (Grep, Glob, LS prune them), the Bash matcher (a command naming one asks or is denied)
 and the kernel sandbox (it grants no read below them). ``home_secrets`` is pure: the
 paths for a given home directory. ``secret_paths`` adds nehanda's own settings and
-state folders, which hold trust decisions and session logs.
+state folders, which hold trust decisions and session logs. ``HiddenPaths`` is what
+the walks of Grep, Glob and LS never enter (``ToolContext.hidden``): those places and
+every path a Read deny rule covers.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from nehanda.fs import config_dir, state_dir
+from nehanda.permissions.rules import Rule, path_rule_matches
 from nehanda.tools.paths import is_inside
 
 # Relative to the home directory. Folders cover everything below them.
@@ -85,3 +90,40 @@ def secret_paths(home: Path | None = None) -> tuple[Path, ...]:
 def is_secret(path: PurePath, secrets: Iterable[PurePath]) -> bool:
     """Whether normalised absolute ``path`` is one of ``secrets`` or lies below one."""
     return any(is_inside(path, secret) for secret in secrets)
+
+
+@dataclass(frozen=True)
+class HiddenPaths:
+    """Whether a path is, or lies below, a secret place or a path a Read deny rule covers.
+
+    Checked for every entry a walk meets, so the places are looked up by string, one
+    ancestor at a time, rather than compared one by one.
+    """
+
+    places: frozenset[str]
+    rules: tuple[Rule, ...]
+    workspace: Path
+
+    @classmethod
+    def build(cls, deny: Iterable[Rule], workspace: Path, home: Path | None = None) -> HiddenPaths:
+        places = set()
+        for place in secret_paths(home):
+            places.add(os.path.normpath(place))
+            places.add(os.path.realpath(place))
+        rules = tuple(r for r in deny if r.covers("Read") and r.specifier is not None)
+        return cls(frozenset(places), rules, workspace)
+
+    def __call__(self, path: Path) -> bool:
+        return self._in_places(os.path.normpath(path)) or any(
+            path_rule_matches(rule, path, self.workspace, lexical=lexical)
+            for rule in self.rules
+            for lexical in (True, False)
+        )
+
+    def _in_places(self, text: str) -> bool:
+        while text not in self.places:
+            parent = text.rpartition("/")[0] or "/"
+            if parent == text:
+                return False
+            text = parent
+        return True

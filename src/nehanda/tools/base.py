@@ -21,6 +21,7 @@ from typing import Any
 
 import pydantic
 
+from nehanda.errors import ToolError
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import resolve_in_workspace
 from nehanda.types import JsonObject, ToolSpec
@@ -36,13 +37,27 @@ class ToolContext:
     ``files`` is shared by every call of a session: what the model last saw of each
     file. ``secret_env`` names environment variables that Bash must not pass on, beyond
     the ``*_API_KEY`` ones it always drops. ``granted`` holds resolved paths outside the
-    workspace that the user allowed for the one call at hand.
+    workspace that the user allowed for the one call at hand. ``hidden`` says which
+    paths the walks of Grep, Glob and LS never enter, list or search (the secret places
+    and the Read deny rules, ``permissions.secrets.HiddenPaths``).
     """
 
     workspace: Path
     files: FileRecord = field(default_factory=FileRecord)
     secret_env: frozenset[str] = frozenset()
     granted: tuple[Path, ...] = ()
+    hidden: Callable[[Path], bool] = field(default=lambda path: False)
+
+    def resolve_walk(self, raw: str, *, tool: str, action: str) -> Path:
+        """Like ``resolve``, and a ``ToolError`` for a hidden place to walk from."""
+        path = self.resolve(raw, tool=tool, action=action)
+        if self.hidden(path):
+            raise ToolError(
+                tool,
+                f"{raw} is kept from the model (a secret place, or a Read deny rule covers "
+                "it); its contents cannot be searched or listed.",
+            )
+        return path
 
     def resolve(self, raw: str, *, tool: str, action: str) -> Path:
         """``raw`` resolved, or a ``ToolError`` when it leaves the workspace unallowed."""

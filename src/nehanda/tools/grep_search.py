@@ -41,6 +41,7 @@ class GrepQuery:
     ignore_case: bool = False
     glob: str | None = None
     one_per_file: bool = False  # only whether a file matches is wanted
+    hidden: Callable[[Path], bool] = lambda path: False  # ToolContext.hidden
 
 
 def looks_binary(path: Path) -> bool:
@@ -69,7 +70,7 @@ def search_python(query: GrepQuery, add: AddMatch) -> None:
 def _files(query: GrepQuery) -> Iterable[WalkedFile]:
     if query.target.is_file():
         return [WalkedFile(str(query.target), workspace_relative(query.target, query.workspace))]
-    walked = walk_files(query.workspace, query.target, follow_symlinks=False)
+    walked = walk_files(query.workspace, query.target, follow_symlinks=False, hidden=query.hidden)
     if query.glob is None:
         return walked
     return _filtered(walked, query.glob)
