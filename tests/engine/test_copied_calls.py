@@ -189,3 +189,17 @@ def test_padding_cannot_hide_a_call_in_a_dialect_either(written: str, padding: s
     output = padding + "\n" + written + "\n"
     (marked,) = calls.mark([ToolUse("call_2", "Bash", dict(TOUCH))], conversation("Read", output))
     assert marked.copied_from == "the output of an earlier Read call"
+
+
+@pytest.mark.parametrize(
+    ("role", "where"),
+    [
+        ("system", "the instructions nehanda was given (AGENTS.md)"),
+        ("user", "the user's message"),
+    ],
+)
+def test_a_call_written_in_the_instructions_or_the_prompt_is_marked(role: str, where: str) -> None:
+    calls = ToolOutputCalls(builtin_specs(), plain_output)
+    messages = [Message.text_message(role, f"Setup:\n```json\n{CALL_JSON}\n```")]  # type: ignore[arg-type]
+    (marked,) = calls.mark([ToolUse("call_1", "Bash", dict(TOUCH))], messages)
+    assert marked.copied_from == where

@@ -25,9 +25,14 @@ from nehanda.config.settings import (
     resolve_named_provider,
     user_settings_path,
 )
-from nehanda.config.trust import trust_store_path, untrusted_note
+from nehanda.config.trust import is_trusted, trust_store_path, untrusted_note
 from nehanda.engine.loop import Agent, EngineEvent, interrupted
-from nehanda.engine.system_prompt import Instructions, build_system_prompt, load_instructions
+from nehanda.engine.system_prompt import (
+    Instructions,
+    build_system_prompt,
+    load_instructions,
+    withheld_note,
+)
 from nehanda.engine.transcript import (
     Session,
     SessionLog,
@@ -143,7 +148,8 @@ async def open_session(options: SessionOptions) -> ChatSession:
     support = ToolSupportCache()
     decision = choose_mode(config, capabilities, support, options.mode_override)
     calling = ToolCalling(provider, decision.mode, recover_leaks=settings.recover_leaked_calls)
-    instructions = load_instructions(options.workspace)
+    trusted = is_trusted(options.workspace)
+    instructions = load_instructions(options.workspace, trusted=trusted)
     agent = Agent(
         provider=calling,
         model=config.model or "",
@@ -157,7 +163,8 @@ async def open_session(options: SessionOptions) -> ChatSession:
     session_id = options.resume.id if options.resume else new_session_id()
     log = SessionLog(sessions_dir() / f"{session_id}.jsonl", secret_values())
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
-    notes = ([trust_note] if trust_note else []) + _instruction_notes(instructions)
+    withheld = withheld_note(options.workspace, trusted=trusted)
+    notes = [note for note in (trust_note, withheld) if note] + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
     chat = ChatSession(agent, config, calling, support, log, session_id, notes)
     chat._logged = len(agent.messages)

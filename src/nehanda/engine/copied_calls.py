@@ -52,6 +52,13 @@ _NAME_KEY = re.compile(r'"(?:name|tool|tool_name)"\s*:\s*"([^"\\]{1,200})"')
 _SCAN_BUDGET = 16
 
 
+# Text besides tool output that a model may copy a call from rather than mean it.
+_WRITTEN_BY = {
+    "system": "the instructions nehanda was given (AGENTS.md)",
+    "user": "the user's message",
+}
+
+
 class Unreadable(Exception):
     """A tool output too costly to read for calls."""
 
@@ -83,21 +90,25 @@ class ToolOutputCalls:
 
     def _read(self, messages: Sequence[Message]) -> None:
         for message in messages[self._messages_read :]:
+            if message.role in _WRITTEN_BY and message.text:
+                self._note_calls(message.text, _WRITTEN_BY[message.role], plain=True)
             self._tool_names.update((use.id, use.name) for use in message.tool_uses)
             for result in message.tool_results:
                 name = self._tool_names.get(result.tool_use_id, "")
                 where = " ".join(f"the output of an earlier {name} call".split())
-                try:
-                    for key in self._keys_in(result.content):
-                        self._written.setdefault(key, where)
-                except Unreadable:
-                    self._unreadable = self._unreadable or (
-                        f"{where}, which holds too much call-like text to be read for calls"
-                    )
+                self._note_calls(result.content, where, plain=False)
         self._messages_read = len(messages)
 
-    def _keys_in(self, output: str) -> Iterator[str]:
-        text = self._plain_output(output)
+    def _note_calls(self, content: str, where: str, *, plain: bool) -> None:
+        try:
+            for key in self._keys_in(content if plain else self._plain_output(content)):
+                self._written.setdefault(key, where)
+        except Unreadable:
+            self._unreadable = self._unreadable or (
+                f"{where}, which holds too much call-like text to be read for calls"
+            )
+
+    def _keys_in(self, text: str) -> Iterator[str]:
         for window in (text, *dialect_windows(text)):
             for call in parse_tool_calls(window, self._names, self._schemas).calls:
                 yield _key(call.name, call.input)
