@@ -4,7 +4,8 @@
 fsync, then rename. Readers see the old contents or the new, never a mix, and a
 failure at any step (a full disk, a rename refused) leaves the original file exactly
 as it was. ``config_dir``, ``state_dir`` and ``cache_dir`` are nehanda's folders
-under the XDG base directories (platformdirs is imported only when one is asked for).
+under the XDG base directories (platformdirs is imported only when one is asked for);
+``check_folders`` refuses to start where one of them is a file.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
+
+from nehanda.errors import StorageError
 
 
 def _read_umask() -> int:
@@ -72,3 +75,20 @@ def cache_dir() -> Path:
     from platformdirs import user_cache_path
 
     return user_cache_path("nehanda")
+
+
+def check_folders() -> None:
+    """``StorageError`` if one of nehanda's folders, or a folder above it, is a file."""
+    folders = (
+        ("settings", config_dir(), "XDG_CONFIG_HOME"),
+        ("state", state_dir(), "XDG_STATE_HOME"),
+        ("cache", cache_dir(), "XDG_CACHE_HOME"),
+    )
+    for name, path, variable in folders:
+        for place in (path, *path.parents):
+            if place.exists() and not place.is_dir():
+                what = f"{place} is a file" + ("" if place == path else f", above {path}")
+                raise StorageError(
+                    f"{what}, where nehanda keeps its {name} folder; "
+                    f"move the file aside, or point {variable} elsewhere"
+                )

@@ -43,6 +43,7 @@ from nehanda.engine.transcript import (
 )
 from nehanda.errors import ConfigError, NehandaError, with_hint
 from nehanda.events import ModeSwitched
+from nehanda.fs import check_folders
 from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
@@ -129,6 +130,7 @@ class ChatSession:
 
 
 async def open_session(options: SessionOptions) -> ChatSession:
+    check_folders()
     settings = load_settings(options.workspace, options.flags)
     rules = PermissionRules.from_settings(settings.permissions)
     trust_note = untrusted_note(settings.untrusted_ignored)
