@@ -43,6 +43,14 @@ CASES: list[tuple[Mode, dict[str, list[str]], str, str]] = [
     ("yolo", DENY_RM, "for f in a; do rm -f $f; done", "D"),
     ("yolo", DENY_RM, "while rm -f X; do :; done", "D"),
     ("yolo", DENY_RM, "! rm -f X", "D"),
+    ("yolo", DENY_RM, "function f { rm -f X; }; f", "D"),
+    ("yolo", DENY_RM, "coproc rm -f X", "D"),
+    # a shell reading a script or its input
+    ("yolo", DENY_RM, "echo 'rm -f X' | bash", "D"),
+    ("yolo", DENY_RM, "bash <<< 'rm -f X'", "D"),
+    ("yolo", DENY_RM, "sh script.sh", "D"),
+    ("yolo", DENY_RM, "sh -c \"$(printf 'rm -f X')\"", "D"),
+    ("yolo", DENY_RM, "git -c alias.x='!rm -f X' x", "D"),
     # wrappers
     ("yolo", DENY_RM, "taskset -c 0 rm -f X", "D"),
     ("yolo", DENY_RM, "chrt -f 10 rm -f X", "D"),

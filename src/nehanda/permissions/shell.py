@@ -368,6 +368,8 @@ class _Scanner:
         while index < len(words) and (_ASSIGNMENT.match(words[index]) or words[index] in KEYWORDS):
             if words[index] in KEYWORDS:
                 self._risk(f"uses shell syntax ({words[index]})")
+                if words[index] == "function":
+                    index += 1  # the function's name, not a command
             else:
                 assigns = assigns or words[index]
             index += 1
@@ -400,6 +402,8 @@ class _Scanner:
         elif name in SHELLS and (script := _shell_c_argument(args)) is not None:
             self._risk(f"{name} -c runs a string as a command")
             self._nested(script)
+        elif name in SHELLS:
+            self._unjudged(f"{name} runs a script or its input, which nehanda cannot read")
         elif name == "find" and (actions := FIND_ACTIONS.intersection(args)):
             self._risk(f"find {min(actions)} runs commands or changes files")
             self._wrapped(name, args, flags[1:], text, depth)
