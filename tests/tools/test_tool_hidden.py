@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +39,17 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     sessions.mkdir(parents=True)
     (sessions / "log.jsonl").write_text(f"{KEY}\n")
     monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
     return home
+
+
+@pytest.fixture(params=["python", "ripgrep"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Grep's engines: ripgrep walks on its own, so its matches are filtered instead."""
+    if request.param == "ripgrep" and shutil.which("rg") is None:
+        pytest.skip("rg is not installed")
+    if request.param == "python":
+        monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    return str(request.param)
 
 
 def run(home: Path, tool: str, deny: tuple[str, ...] = (), **args: Any) -> ToolResult:
@@ -49,12 +59,12 @@ def run(home: Path, tool: str, deny: tuple[str, ...] = (), **args: Any) -> ToolR
     return asyncio.run(execute_builtin_tool(ToolUse("call_1", tool, args), context))
 
 
-def test_grep_from_home_finds_nothing_in_secret_places(home: Path) -> None:
+def test_grep_from_home_finds_nothing_in_secret_places(home: Path, backend: str) -> None:
     result = run(home, "Grep", pattern=KEY, path=str(home), output_mode="files_with_matches")
     assert result.content.splitlines() == ["../notes/private.txt", "../notes/todo.txt"]
 
 
-def test_a_read_deny_rule_prunes_the_walk_too(home: Path) -> None:
+def test_a_read_deny_rule_prunes_the_walk_too(home: Path, backend: str) -> None:
     result = run(home, "Grep", ("Read(~/notes/private.txt)",), pattern=KEY, path=str(home))
     assert "private.txt" not in result.content
     assert "../notes/todo.txt:1:" in result.content
