@@ -30,7 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from nehanda.permissions.options import judge_options
-from nehanda.permissions.wrappers import WRAPPERS, command_start, script_argument
+from nehanda.permissions.wrappers import (
+    WRAPPERS,
+    command_start,
+    find_command_start,
+    find_roots,
+    script_argument,
+    shell_c_argument,
+)
 
 
 def _names(text: str) -> frozenset[str]:
@@ -44,7 +51,6 @@ KEYWORDS = _names(
 FIND_ACTIONS = _names("-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls")
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
-_SHELL_C_FLAG = re.compile(r"-[A-Za-z]*c[A-Za-z]*")
 # Deeper nesting than this is not analysed further; it is a risk in itself.
 _MAX_DEPTH = 4
 # The words after a wrapper that could start the command it runs, matched against deny
@@ -399,7 +405,7 @@ class _Scanner:
                 self._nested(" ".join(args))
             else:
                 self._unjudged(f"{name} runs a file's commands, which nehanda cannot read")
-        elif name in SHELLS and (script := _shell_c_argument(args)) is not None:
+        elif name in SHELLS and (script := shell_c_argument(args)) is not None:
             self._risk(f"{name} -c runs a string as a command")
             self._nested(script)
         elif name in SHELLS:
@@ -408,7 +414,7 @@ class _Scanner:
             self._risk(f"find {min(actions)} runs commands or changes files")
             self._wrapped(name, args, flags[1:], text, depth)
             if "-delete" in actions:
-                self.inner.append(SimpleCommand(("rm", "-r", "--", *_find_roots(args)), text))
+                self.inner.append(SimpleCommand(("rm", "-r", "--", *find_roots(args)), text))
         verdict = judge_options(name, args)
         for reason in verdict.writes:
             self._risk(reason)
@@ -435,41 +441,12 @@ class _Scanner:
         ]
         for tail in starts[:_MAX_WRAPPED_TAILS]:
             self.inner.append(SimpleCommand(words[tail:], text))
-        start = command_start(name, words) if name != "find" else _find_command(words)
+        start = command_start(name, words) if name != "find" else find_command_start(words)
         if start is not None and depth < _MAX_DEPTH:
             self.inner.append(SimpleCommand(words[start:], text))
             self._judge_words(words[start:], flags[start:], text, depth + 1)
         elif start is not None or (name != "find" and len(starts) > _MAX_WRAPPED_TAILS):
             self._unjudged(f"cannot tell which command {name} runs")
-
-
-def _find_command(args: tuple[str, ...]) -> int | None:
-    """Where the command of find's first -exec (-execdir, -ok, -okdir) starts."""
-    for index, word in enumerate(args[:-1]):
-        if word in ("-exec", "-execdir", "-ok", "-okdir"):
-            return index + 1
-    return None
-
-
-def _find_roots(args: tuple[str, ...]) -> tuple[str, ...]:
-    roots = []
-    for word in args:
-        if word.startswith(("-", "(", "!")) and word not in ("-", "--"):
-            break
-        roots.append(word)
-    return tuple(roots) or (".",)
-
-
-def _shell_c_argument(words: tuple[str, ...]) -> str | None:
-    """The command string of ``bash -c STRING`` (also ``-lc``, ``-ec``…), else None.
-
-    A ``-c`` anywhere counts, even where it might belong to a script's own arguments:
-    mistaking one makes a command ask, never run unasked.
-    """
-    for index, word in enumerate(words):
-        if _SHELL_C_FLAG.fullmatch(word):
-            return words[index + 1] if index + 1 < len(words) else ""
-    return None
 
 
 def _short(word: str) -> str:

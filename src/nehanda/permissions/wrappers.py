@@ -7,7 +7,8 @@ when the shape is not one this table knows. ``script_argument`` gives the string
 of them hand to a shell (``flock F -c STRING``, ``su -c STRING``, ``watch STRING``,
 ``env -S STRING``). The shell analyser also matches deny and ask rules against every
 word that could start the wrapped command, so a gap in this table makes a command
-ask, never run unasked.
+ask, never run unasked. ``shell_c_argument`` and ``find_command_start`` do the same for
+``bash -c STRING`` and ``find … -exec CMD``; ``find_roots`` names the paths find searches.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_SHELL_C_FLAG = re.compile(r"-[A-Za-z]*c[A-Za-z]*")
 
 
 @dataclass(frozen=True)
@@ -163,4 +165,33 @@ def script_argument(name: str, args: tuple[str, ...]) -> str | None:
         option, _, value = word.partition("=")
         if option in shape.script:
             return value if value else (args[index + 1] if index + 1 < len(args) else "")
+    return None
+
+
+def find_command_start(args: tuple[str, ...]) -> int | None:
+    """Where the command of find's first -exec (-execdir, -ok, -okdir) starts."""
+    for index, word in enumerate(args[:-1]):
+        if word in ("-exec", "-execdir", "-ok", "-okdir"):
+            return index + 1
+    return None
+
+
+def find_roots(args: tuple[str, ...]) -> tuple[str, ...]:
+    roots = []
+    for word in args:
+        if word.startswith(("-", "(", "!")) and word not in ("-", "--"):
+            break
+        roots.append(word)
+    return tuple(roots) or (".",)
+
+
+def shell_c_argument(words: tuple[str, ...]) -> str | None:
+    """The command string of ``bash -c STRING`` (also ``-lc``, ``-ec``…), else None.
+
+    A ``-c`` anywhere counts, even where it might belong to a script's own arguments:
+    mistaking one makes a command ask, never run unasked.
+    """
+    for index, word in enumerate(words):
+        if _SHELL_C_FLAG.fullmatch(word):
+            return words[index + 1] if index + 1 < len(words) else ""
     return None
