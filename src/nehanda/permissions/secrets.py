@@ -12,12 +12,12 @@ every path a Read deny rule covers.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
 from nehanda.fs import config_dir, state_dir
-from nehanda.permissions.rules import Rule, path_rule_matches
+from nehanda.permissions.rules import Rule, path_rule_matcher
 from nehanda.tools.paths import is_inside
 
 # Relative to the home directory. Folders cover everything below them.
@@ -101,8 +101,7 @@ class HiddenPaths:
     """
 
     places: frozenset[str]
-    rules: tuple[Rule, ...]
-    workspace: Path
+    rules: tuple[Callable[[Path], bool], ...]  # the Read deny rules, as matchers
 
     @classmethod
     def build(cls, deny: Iterable[Rule], workspace: Path, home: Path | None = None) -> HiddenPaths:
@@ -110,15 +109,15 @@ class HiddenPaths:
         for place in secret_paths(home):
             places.add(os.path.normpath(place))
             places.add(os.path.realpath(place))
-        rules = tuple(r for r in deny if r.covers("Read") and r.specifier is not None)
-        return cls(frozenset(places), rules, workspace)
+        rules = tuple(
+            path_rule_matcher(rule, workspace)
+            for rule in deny
+            if rule.covers("Read") and rule.specifier is not None
+        )
+        return cls(frozenset(places), rules)
 
     def __call__(self, path: Path) -> bool:
-        return self._in_places(os.path.normpath(path)) or any(
-            path_rule_matches(rule, path, self.workspace, lexical=lexical)
-            for rule in self.rules
-            for lexical in (True, False)
-        )
+        return self._in_places(os.path.normpath(path)) or any(rule(path) for rule in self.rules)
 
     def _in_places(self, text: str) -> bool:
         while text not in self.places:
