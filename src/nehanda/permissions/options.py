@@ -28,7 +28,13 @@ _GIT_GLOBAL_HARMLESS = frozenset(
     | {"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects"}
     | {"--no-advice", "--no-lazy-fetch"}
 )
-_GIT_RUNS = ("exec", "upload-pack", "receive-pack", "ext-diff", "config-env", "exec-path")
+_GIT_RUNS = (
+    *("exec", "upload-pack", "receive-pack", "ext-diff", "config-env", "exec-path"),
+    *("config", "template", "textconv", "extcmd", "tool", "recurse-submodules"),
+)
+# Short options that run a program, by subcommand: clone -u is --upload-pack, rebase -x
+# and difftool -x name a command.
+_GIT_RUNS_SHORT = {"clone": "u", "rebase": "x", "difftool": "xt", "mergetool": "t"}
 _GIT_WRITES = ("output", "output-directory")
 _INTERPRETERS = re.compile(r"(perl|ruby|python|pypy|node|nodejs|deno|bun|php|lua)[0-9.]*")
 _INTERPRETER_CODE_FLAGS = {"perl": "eEMm", "ruby": "er", "php": "rB", "lua": "el"}
@@ -104,8 +110,11 @@ def _judge_git(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
             verdict.runs.append(f"git {word} can make git run any program")
         else:
             verdict.writes.append(f"git {word} reads or writes another repository")
+    subcommand = args[end] if end < len(args) else ""
     for word in _options(args[end + 1 :]):
-        if word.startswith("-c"):
+        if (letter := _short_has(word, _GIT_RUNS_SHORT.get(subcommand, ""))) is not None:
+            verdict.runs.append(f"git {subcommand} -{letter} runs a program")
+        elif word.startswith("-c"):
             verdict.writes.append(f"git … {word} may set configuration")
         elif (option := _long_is(word, _GIT_RUNS)) is not None:
             verdict.runs.append(f"git --{option} runs a program")
