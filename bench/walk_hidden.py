@@ -12,8 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from nehanda.permissions.hidden import HiddenPaths
 from nehanda.permissions.rules import parse_rule
-from nehanda.permissions.secrets import HiddenPaths
 from nehanda.tools.walk import walk_files
 
 

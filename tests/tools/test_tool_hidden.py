@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from nehanda.fs import state_dir
+from nehanda.permissions.hidden import HiddenPaths
 from nehanda.permissions.rules import parse_rule
-from nehanda.permissions.secrets import HiddenPaths
 from nehanda.tools import grep as grep_module
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool

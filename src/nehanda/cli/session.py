@@ -47,7 +47,7 @@ from nehanda.fs import check_folders
 from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
-from nehanda.permissions.secrets import HiddenPaths
+from nehanda.permissions.hidden import HiddenPaths
 from nehanda.providers.calling import ToolCalling, choose_mode
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider

@@ -39,7 +39,7 @@ class ToolContext:
     the ``*_API_KEY`` ones it always drops. ``granted`` holds resolved paths outside the
     workspace that the user allowed for the one call at hand. ``hidden`` says which
     paths the walks of Grep, Glob and LS never enter, list or search (the secret places
-    and the Read deny rules, ``permissions.secrets.HiddenPaths``).
+    and the Read deny rules, ``permissions.hidden.HiddenPaths``).
     """
 
     workspace: Path
