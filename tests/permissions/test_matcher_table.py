@@ -89,6 +89,7 @@ CASES: list[tuple[Mode, dict[str, list[str]], str, str]] = [
     ("default", ASK_PUSH, "git --paginate push", "A"),
     ("default", ASK_PUSH, "git status", "Y"),
     ("default", ASK_PUSH, "git --no-pager log", "Y"),
+    ("default", ASK_PUSH, "git -p log", "A"),
     ("default", {"allow": ["Bash(git log:*)"]}, "git --no-pager log -1", "Y"),
     ("default", {"allow": ["Bash(git status:*)"]}, "git -C /elsewhere status", "A"),
     # options that write or run, under prefix rules that name the command

@@ -24,7 +24,7 @@ GIT_GLOBAL_WITH_VALUE = frozenset(
 )
 # Harmless ones: nothing else is read or run because of them.
 _GIT_GLOBAL_HARMLESS = frozenset(
-    {"--no-pager", "-P", "-p", "--paginate", "--no-optional-locks", "--literal-pathspecs"}
+    {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs"}
     | {"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-replace-objects"}
     | {"--no-advice", "--no-lazy-fetch"}
 )
@@ -108,6 +108,8 @@ def _judge_git(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
     for word in git_globals(args):
         if word == "-c" or word.startswith(("--config-env", "--exec-path")):
             verdict.runs.append(f"git {word} can make git run any program")
+        elif word in ("-p", "--paginate"):
+            verdict.writes.append(f"git {word} runs the pager git's configuration names")
         else:
             verdict.writes.append(f"git {word} reads or writes another repository")
     subcommand = args[end] if end < len(args) else ""
