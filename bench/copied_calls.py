@@ -13,7 +13,16 @@ import time
 from nehanda.engine.copied_calls import json_calls
 
 NAMES = {"Bash", "Read"}
-SHAPES = ('{"name": "Bash", "a": [', '{"tool": "', '{"name": "Bash"} ', "{ if (a) ", "{}")
+SHAPES = (
+    '{"name": "Bash", "a": [',
+    '{"tool": "',
+    '{"name": "Bash"} ',
+    "{ if (a) ",
+    "{}",
+    '{"x": ',
+    '"{',
+    '{"a": "\\"',
+)
 
 
 def seconds(text: str) -> float:

@@ -3,6 +3,7 @@
 ```
 NehandaError
 ├─ ConfigError                      settings file problems, with file:line
+├─ StorageError                     nehanda's own files cannot be written (disk full)
 ├─ ProviderError(provider, model)
 │  ├─ ProviderConnectionError ─ ProviderTimeout
 │  ├─ ProviderStatusError(status, body) ─ AuthenticationError, RateLimitError,
@@ -44,6 +45,11 @@ class NehandaError(Exception):
 
 class ConfigError(NehandaError):
     """A settings file or flag is wrong; the message names the file and line."""
+
+
+class StorageError(NehandaError):
+    """One of nehanda's own files (the session log) cannot be written; the message
+    names it and what to do."""
 
 
 class ProviderError(NehandaError):

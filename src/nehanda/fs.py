@@ -5,7 +5,8 @@ fsync, then rename. Readers see the old contents or the new, never a mix, and a
 failure at any step (a full disk, a rename refused) leaves the original file exactly
 as it was. ``config_dir``, ``state_dir`` and ``cache_dir`` are nehanda's folders
 under the XDG base directories (platformdirs is imported only when one is asked for);
-none lies in a folder the sandbox lets commands write.
+none lies in a folder the sandbox lets commands write. ``check_folders`` refuses to
+start where one of them is a file.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import contextlib
 import os
 import tempfile
 from pathlib import Path
+
+from nehanda.errors import StorageError
 
 
 def _read_umask() -> int:
@@ -73,3 +76,20 @@ def cache_dir() -> Path:
     """Beside the state, not under ``~/.cache``: that one is writable in the sandbox (build
     tools need it), and a command must not plant what nehanda reads back."""
     return state_dir() / "cache"
+
+
+def check_folders() -> None:
+    """``StorageError`` if one of nehanda's folders, or a folder above it, is a file."""
+    folders = (
+        ("settings", config_dir(), "XDG_CONFIG_HOME"),
+        ("state", state_dir(), "XDG_STATE_HOME"),
+        ("cache", cache_dir(), "XDG_STATE_HOME"),
+    )
+    for name, path, variable in folders:
+        for place in (path, *path.parents):
+            if place.exists() and not place.is_dir():
+                what = f"{place} is a file" + ("" if place == path else f", above {path}")
+                raise StorageError(
+                    f"{what}, where nehanda keeps its {name} folder; "
+                    f"move the file aside, or point {variable} elsewhere"
+                )

@@ -9,6 +9,7 @@ import asyncio
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -269,3 +270,26 @@ def test_python_search_equals_a_naive_line_by_line_search(
 
     grep_search.search_python(query, add)
     assert found == expected
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", "(a|a)*$", "(a|aa)+$", "(.*a){25}$"])
+def test_a_pattern_that_backtracks_without_end_is_stopped_with_an_error(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, pattern: str
+) -> None:
+    """Without ripgrep, the search stops at the budget instead of hanging the run."""
+    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    monkeypatch.setattr(grep_search, "PYTHON_BUDGET_S", 0.2)
+    (ws / "a.txt").write_text("a" * 5000 + "b\n")
+    started = time.monotonic()
+    result = grep(ws, pattern=pattern)
+    assert time.monotonic() - started < 10  # a blow-up guard: unbounded, it runs for hours
+    assert result.is_error
+    assert "backtrack" in result.content and "Simplify the pattern" in result.content
+
+
+def test_control_the_budget_leaves_an_ordinary_search_alone(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    (ws / "a.txt").write_text("a" * 5000 + "b\n")
+    assert grep(ws, pattern="a+b$", output_mode="count").content == "a.txt:1"

@@ -106,7 +106,10 @@ def run(prompt: str | None, output_format: str, **options: Any) -> int:
     """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin)."""
     from nehanda.cli.run import RunOptions, report_failure, run_once
 
-    text = _read_prompt(prompt)
+    try:
+        text = _read_prompt(prompt)
+    except UnicodeError as exc:
+        return report_failure(output_format, _not_utf8(exc))
     try:
         session = _session_options(options)
     except NehandaError as exc:
@@ -314,12 +317,25 @@ def _read_prompt(prompt: str | None) -> str:
     if prompt is not None and prompt != "-":
         text = prompt
     elif prompt == "-" or not sys.stdin.isatty():
-        text = sys.stdin.read()
+        text = sys.stdin.buffer.read().decode("utf-8")
     else:
         raise click.UsageError("give a prompt, e.g. nehanda run 'what does this project do?'")
     if not text.strip():
         raise click.UsageError("the prompt is empty")
+    text.encode("utf-8")  # an argument's bytes that were not UTF-8 arrive as surrogates
     return text
+
+
+def _not_utf8(error: UnicodeError) -> str:
+    where = ""
+    if isinstance(error, UnicodeDecodeError):
+        where = f" (byte {error.start} is 0x{error.object[error.start]:02x})"
+    elif isinstance(error, UnicodeEncodeError):
+        where = f" (at character {error.start})"
+    return (
+        f"the prompt is not UTF-8 text{where}; convert it first, "
+        "e.g. iconv -f latin1 -t utf-8 prompt.txt | nehanda run"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -336,4 +352,7 @@ def main(argv: list[str] | None = None) -> None:
     except (click.Abort, KeyboardInterrupt):
         sys.stderr.write("\ninterrupted\n")
         sys.exit(130)
+    except NehandaError as exc:  # a command that has no error handling of its own
+        sys.stderr.write(f"error: {exc}\n")
+        sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)

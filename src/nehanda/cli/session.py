@@ -29,11 +29,17 @@ from nehanda.config.settings import (
 from nehanda.config.trust import (
     TRUST_BOUND_FILES,
     changed_trust_note,
+    is_trusted,
     trust_store_path,
     untrusted_note,
 )
 from nehanda.engine.loop import Agent, EngineEvent, interrupted
-from nehanda.engine.system_prompt import Instructions, build_system_prompt, load_instructions
+from nehanda.engine.system_prompt import (
+    Instructions,
+    build_system_prompt,
+    load_instructions,
+    withheld_note,
+)
 from nehanda.engine.transcript import (
     Session,
     SessionLog,
@@ -43,9 +49,11 @@ from nehanda.engine.transcript import (
 )
 from nehanda.errors import ConfigError, NehandaError, with_hint
 from nehanda.events import ModeSwitched
+from nehanda.fs import check_folders
 from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
+from nehanda.permissions.hidden import HiddenPaths
 from nehanda.permissions.sandboxing import session_sandbox, start_note
 from nehanda.providers.calling import ToolCalling, choose_mode
 from nehanda.providers.discovery import ensure_model, find_provider
@@ -139,6 +147,7 @@ class ChatSession:
 async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> ChatSession:
     """A session as ``options`` say; ``mcp`` gives servers already running (a reopened
     session keeps its own), else the settings' servers start now."""
+    check_folders()
     settings = load_settings(options.workspace, options.flags)
     rules = PermissionRules.from_settings(settings.permissions)
     trust_note = untrusted_note(settings.untrusted_ignored)
@@ -163,7 +172,8 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
     support = ToolSupportCache()
     decision = choose_mode(config, capabilities, support, options.mode_override)
     calling = ToolCalling(provider, decision.mode, recover_leaks=settings.recover_leaked_calls)
-    instructions = load_instructions(options.workspace)
+    trusted = is_trusted(options.workspace)
+    instructions = load_instructions(options.workspace, trusted=trusted)
     sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
     agent = Agent(
         provider=calling,
@@ -179,7 +189,8 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
     masked = secret_values(names=key_names(settings, config))
     log = SessionLog(sessions_dir() / f"{session_id}.jsonl", masked)
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
-    notes = [n for n in (trust_note, changed_trust_note(options.workspace)) if n]
+    withheld = withheld_note(options.workspace, trusted=trusted)
+    notes = [n for n in (trust_note, changed_trust_note(options.workspace), withheld) if n]
     notes += [n for n in (start_note(sandbox),) if n] + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
     notes += mcp.notes
@@ -288,6 +299,7 @@ def _tool_gate(
         secret_env=names,
         sandbox=sandbox,
         secret_values=secret_values(names=names),
+        hidden=HiddenPaths.build(rules.deny, options.workspace),
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():

@@ -300,6 +300,10 @@ def read_settings_file(path: Path) -> _Layer | None:
         line = _line_from_toml_error(str(exc))
         where = f"{path}:{line}" if line else str(path)
         raise ConfigError(f"{where}: invalid TOML: {exc}. Fix the file or move it aside.") from exc
+    except RecursionError:
+        raise ConfigError(
+            f"{path}: its values are nested too deeply to read; fix the file or move it aside"
+        ) from None
     try:
         SettingsFile.model_validate(data)
     except ValidationError as exc:

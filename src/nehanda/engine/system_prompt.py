@@ -2,7 +2,9 @@
 
 ``AGENTS.md`` in the user's config dir and in the workspace root are added the way
 other agent tools do it (the workspace's last, so it has the final word); each is
-capped so a huge file cannot crowd out the conversation.
+capped so a huge file cannot crowd out the conversation. The workspace's file arrives
+with the code, which may be anyone's: it is added only once the user trusts the folder
+(``nehanda trust``), and ``withheld_note`` says when it was left out.
 """
 
 from __future__ import annotations
@@ -37,10 +39,14 @@ def build_system_prompt(workspace: Path, instructions: list[Instructions] | None
     return "\n\n".join(sections)
 
 
-def load_instructions(workspace: Path) -> list[Instructions]:
-    """The ``AGENTS.md`` files that apply to this workspace, user's first."""
+def load_instructions(workspace: Path, *, trusted: bool) -> list[Instructions]:
+    """The ``AGENTS.md`` files that apply to this workspace, user's first; the
+    workspace's only when the user trusts the folder (``trusted``)."""
     found = []
-    for path in (config_dir() / INSTRUCTIONS_FILE, workspace / INSTRUCTIONS_FILE):
+    paths = [config_dir() / INSTRUCTIONS_FILE]
+    if trusted:
+        paths.append(workspace / INSTRUCTIONS_FILE)
+    for path in paths:
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -49,3 +55,14 @@ def load_instructions(workspace: Path) -> list[Instructions]:
             cut = len(text) > MAX_INSTRUCTIONS_CHARS
             found.append(Instructions(path, text[:MAX_INSTRUCTIONS_CHARS], cut))
     return found
+
+
+def withheld_note(workspace: Path, *, trusted: bool) -> str | None:
+    """What to tell the user when the workspace's ``AGENTS.md`` was left out."""
+    path = workspace / INSTRUCTIONS_FILE
+    if trusted or not path.is_file():
+        return None
+    return (
+        f"{path} was not given to the model: this folder is not trusted, and its "
+        "instructions could be anyone's (run `nehanda trust` if you trust it)"
+    )

@@ -9,6 +9,7 @@ are redacted before anything is written.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from nehanda.errors import StorageError
 from nehanda.fs import state_dir
 from nehanda.secret_env import redact
 from nehanda.types import Message, Part, ReasoningPart, TextPart, ToolResult, ToolUse
@@ -82,20 +84,42 @@ def message_from_json(data: Mapping[str, Any]) -> Message:
 
 
 class SessionLog:
-    """Appends records to one session's file; every write is durable before it returns."""
+    """Appends records to one session's file; every write is durable before it returns.
+
+    A write that fails (a full disk) is taken back whole, so the file keeps every record
+    written before it and no torn line, and raises ``StorageError`` saying so.
+    """
 
     def __init__(self, path: Path, redacted: tuple[str, ...] = ()) -> None:
         self.path = path
         self.redacted = redacted
-        self._file: IO[str] | None = None
+        self._file: IO[bytes] | None = None
 
     def append(self, record: Mapping[str, Any]) -> None:
-        if self._file is None:
-            self._file = self._open()
         line = redact(json.dumps(record, ensure_ascii=False), self.redacted)
-        self._file.write(line + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        data = (line + "\n").encode("utf-8", "backslashreplace")
+        try:
+            if self._file is None:
+                self._file = self._open()
+            self._write(self._file, data)
+        except OSError as error:
+            raise StorageError(
+                f"cannot write the session log {self.path}: {error.strerror or error}; "
+                "free some space or fix the folder (the conversation up to here is in it)"
+            ) from None
+
+    @staticmethod
+    def _write(file: IO[bytes], data: bytes) -> None:
+        size = file.seek(0, os.SEEK_END)
+        try:
+            view = memoryview(data)
+            while view:  # a raw write may take only part of it
+                view = view[file.write(view) :]
+            os.fsync(file.fileno())
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(file.fileno(), size)
+            raise
 
     def message(self, message: Message) -> None:
         self.append({"type": "message", "message": message_to_json(message)})
@@ -105,13 +129,14 @@ class SessionLog:
             self._file.close()
             self._file = None
 
-    def _open(self) -> IO[str]:
+    def _open(self) -> IO[bytes]:
         """The log opened for appending, ready for a new line even after a torn one."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        file = self.path.open("a", encoding="utf-8")
+        # Unbuffered: a failed write must not linger in a buffer to be written later.
+        file = self.path.open("ab", buffering=0)
         if _ends_mid_line(self.path):
             # Glued onto the torn fragment, the next record would be lost with it.
-            file.write("\n")
+            self._write(file, b"\n")
         return file
 
 

@@ -3,7 +3,11 @@
 Pure: no prompts and no settings files; the file system is consulted only to resolve
 paths (``realpath``) as the tools will. Paths are compared by components. In order:
 
-1. a matching ``deny`` rule denies;
+1. a matching ``deny`` rule denies; for Bash, a Read or Edit deny rule also denies a
+   command naming a path it covers (``permissions.command_paths``), and where any Bash
+   deny or ask rule exists, a command the analyser cannot judge (``ShellCommand.unjudged``)
+   is denied in ``yolo`` and ``plan`` modes and asks in the others. git's own options are
+   taken away before ``git SUB`` rules are matched (``git -C . push`` is ``git push``);
 2. ``yolo`` mode (``--yes``) allows everything else; ``plan`` mode denies every call
    that could change something (Write, Edit, Bash);
 3. a matching ``ask`` rule asks;
@@ -32,6 +36,8 @@ from pathlib import Path, PurePosixPath
 from nehanda.config.permission_modes import Mode
 from nehanda.config.settings import PermissionSettings, RuleText
 from nehanda.errors import ConfigError
+from nehanda.permissions.command_paths import denied_path, path_deny_rules
+from nehanda.permissions.options import git_global_end
 from nehanda.permissions.rules import (
     Rule,
     command_rule_matches,
@@ -145,7 +151,7 @@ def decide(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decisi
 def _decide_tool(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is not None and tool.command_argument is not None:
-        return _decide_command(tool, tool_use, rules)
+        return _decide_command(tool, tool_use, rules, workspace)
     if tool is not None and tool.path_argument is not None:
         return _decide_paths(tool, tool_use, rules, workspace)
     if tool_use.name.startswith(MCP_PREFIX) or tool_use.name == TOOL_SEARCH:
@@ -156,26 +162,38 @@ def _decide_tool(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> 
 # -- commands -------------------------------------------------------------------
 
 
-def _decide_command(tool: Tool, tool_use: ToolUse, rules: PermissionRules) -> Decision:
+def _decide_command(
+    tool: Tool, tool_use: ToolUse, rules: PermissionRules, workspace: Path
+) -> Decision:
     command = tool_use.input.get(tool.command_argument or "")
     if not isinstance(command, str):
         return Ask("the call gives no command")
     name, shell = tool.name, analyse(command)
-    if rule := _command_rule(rules.deny, name, command, _with_bare_names(shell.everywhere())):
+    if rule := _command_rule(rules.deny, name, command, _matchable(shell.everywhere())):
         return Deny(f"the deny rule {rule.text} matches this command")
+    if found := denied_path(shell, path_deny_rules(rules.deny), workspace):
+        return Deny(f"the deny rule {found[0].text} covers {found[1]}, which this command names")
+    guarded = shell.unjudged and any(r.covers(name) for r in (*rules.deny, *rules.ask))
+    unjudged = f"deny or ask rules are in force, and {'; '.join(shell.unjudged)}"
+    if guarded and rules.mode not in ("default", "accept-edits"):
+        return Deny(f"nehanda cannot tell what this command runs: {unjudged}")
     if rules.mode != "default" and rules.mode != "accept-edits":
         return _mode_verdict(rules.mode, name)
-    if rule := _command_rule(rules.ask, name, command, _with_bare_names(shell.everywhere())):
+    if rule := _command_rule(rules.ask, name, command, _matchable(shell.everywhere())):
         return Ask(f"the ask rule {rule.text} matches this command")
     whole = command.strip()
     if any(rule.covers(name) and rule.specifier == whole for rule in rules.allow):
         return Allow(f"the allow rule {name}({whole}) names this command")
+    if guarded:
+        return Ask(f"nehanda cannot tell what this command runs: {unjudged}", (f"{name}({whole})",))
     if shell.risks:
         risks = "; ".join(shell.risks)
         return Ask(f"no prefix rule may allow this command ({risks})", (f"{name}({whole})",))
     if not shell.parts:
         return Ask("the command is empty")
-    unmatched = [p for p in shell.parts if not _command_rule(rules.allow, name, command, [p])]
+    unmatched = [
+        p for p in shell.parts if not _command_rule(rules.allow, name, command, _git_forms([p]))
+    ]
     if not unmatched:
         return Allow("allow rules cover every part of the command")
     listed = ", ".join(part.text for part in unmatched)
@@ -185,14 +203,24 @@ def _decide_command(tool: Tool, tool_use: ToolUse, rules: PermissionRules) -> De
     )
 
 
-def _with_bare_names(parts: Iterable[SimpleCommand]) -> list[SimpleCommand]:
+def _matchable(parts: Iterable[SimpleCommand]) -> list[SimpleCommand]:
     """Each part and, for one run by its path (``/usr/bin/git push``), the same part with
-    the bare name, so that spelling out the path leads around no deny or ask rule."""
+    the bare name, so that spelling out the path leads around no deny or ask rule; each
+    git command also without git's own options."""
     found = list(parts)
     for part in list(found):
         if part.words and "/" in part.words[0]:
             bare = PurePosixPath(part.words[0]).name
             found.append(replace(part, words=(bare, *part.words[1:])))
+    return _git_forms(found)
+
+
+def _git_forms(parts: list[SimpleCommand]) -> list[SimpleCommand]:
+    """``parts``, and each ``git [options] SUB …`` among them as ``git SUB …``."""
+    found = list(parts)
+    for part in parts:
+        if part.words[:1] == ("git",) and (end := git_global_end(part.words[1:])):
+            found.append(replace(part, words=("git", *part.words[1 + end :])))
     return found
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -169,7 +170,20 @@ def path_rule_matches(rule: Rule, path: Path, workspace: Path, *, lexical: bool)
     if rule.specifier is None:
         return True
     pattern = _path_pattern(rule.specifier, workspace)
-    base = pattern.lexical if lexical else pattern.resolved
+    return _matches(pattern, path, pattern.lexical if lexical else pattern.resolved)
+
+
+def path_rule_matcher(rule: Rule, workspace: Path) -> Callable[[Path], bool]:
+    """``path_rule_matches`` for many paths, lexical or resolved: the pattern is read,
+    and its base resolved, once, now."""
+    if rule.specifier is None:
+        return lambda path: True
+    pattern = _path_pattern(rule.specifier, workspace)
+    bases = {pattern.lexical, pattern.resolved}
+    return lambda path: any(_matches(pattern, path, base) for base in bases)
+
+
+def _matches(pattern: _PathPattern, path: Path, base: Path) -> bool:
     if not is_inside(path, base):
         return False
     if pattern.rest is None:

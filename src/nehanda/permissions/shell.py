@@ -10,7 +10,16 @@ understand makes a command riskier, never safer. ``analyse`` returns
   and ask rules can match them too;
 - ``risks``: why no prefix rule may allow the command: command or process
   substitution, redirection to a file, ``eval`` and ``bash -c``, wrappers, variables
-  set for or used as the command, shell keywords, subshells, here-documents.
+  set for or used as the command, shell keywords, subshells, here-documents, options
+  that write files or run programs (``permissions.options``);
+- ``unjudged``: why nobody can tell from the text what the command runs: a command
+  name built by an expansion, a glob, a brace or spliced quotes (``/bin/r[m]``,
+  ``$'\\x72m'``, ``{rm,-f,X}``, ``r''m``), ``eval`` and ``source``, a wrapper whose
+  command cannot be found, an option that runs a program of its own. Where deny or
+  ask rules are in force, such a command is not run unasked.
+
+Each simple command keeps its redirection targets (``redirects``), so that path rules
+can see them. ``find … -delete`` is also seen as ``rm`` of the paths it searches.
 """
 
 from __future__ import annotations
@@ -20,16 +29,21 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from nehanda.permissions.options import judge_options
+from nehanda.permissions.wrappers import (
+    WRAPPERS,
+    command_start,
+    find_command_start,
+    find_roots,
+    script_argument,
+    shell_c_argument,
+)
+
 
 def _names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-WRAPPERS = _names(
-    "env timeout gtimeout xargs sudo doas su runuser nohup nice ionice time command builtin "
-    "exec stdbuf setsid chroot unshare strace ltrace watch flock parallel script unbuffer "
-    "busybox chronic caffeinate"
-)
 SHELLS = _names("bash sh zsh dash ksh mksh fish csh tcsh ash")
 KEYWORDS = _names(
     "if then else elif fi for while until do done case esac function select coproc { } ! [[ ]]"
@@ -37,17 +51,26 @@ KEYWORDS = _names(
 FIND_ACTIONS = _names("-exec -execdir -ok -okdir -delete -fprint -fprint0 -fprintf -fls")
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
-_SHELL_C_FLAG = re.compile(r"-[A-Za-z]*c[A-Za-z]*")
 # Deeper nesting than this is not analysed further; it is a risk in itself.
 _MAX_DEPTH = 4
-# A wrapper's own options come first: "sudo -u x cmd", "timeout 5 cmd", "nice -n 10 cmd".
-_MAX_WRAPPED_TAILS = 4
+# The words after a wrapper that could start the command it runs, matched against deny
+# and ask rules besides the one its shape names; a wrapper with more is not judged.
+_MAX_WRAPPED_TAILS = 8
+_GLOB_CHARS = frozenset("*?[")
+# What a word in command position may be built by; the analyser cannot read such a name.
+_BUILT_BY = {
+    "expansion": "an expansion",
+    "glob": "a glob",
+    "brace": "a brace expansion",
+    "spliced": "quotes spliced into it",
+}
 
 
 @dataclass(frozen=True)
 class SimpleCommand:
     words: tuple[str, ...]
     text: str  # as written, for prompts and suggested rules
+    redirects: tuple[str, ...] = ()  # the files its redirections name
 
 
 @dataclass(frozen=True)
@@ -55,6 +78,7 @@ class ShellCommand:
     parts: tuple[SimpleCommand, ...]
     inner: tuple[SimpleCommand, ...]
     risks: tuple[str, ...]
+    unjudged: tuple[str, ...] = ()
 
     def everywhere(self) -> tuple[SimpleCommand, ...]:
         return self.parts + self.inner
@@ -63,7 +87,9 @@ class ShellCommand:
 def analyse(command: str, depth: int = 0) -> ShellCommand:
     scanner = _Scanner(command, depth)
     scanner.scan(stop_at_paren=False)
-    return ShellCommand(tuple(scanner.parts), tuple(scanner.inner), tuple(scanner.risks))
+    return ShellCommand(
+        tuple(scanner.parts), tuple(scanner.inner), tuple(scanner.risks), tuple(scanner.unjudged)
+    )
 
 
 @dataclass
@@ -74,10 +100,15 @@ class _Scanner:
     parts: list[SimpleCommand] = field(default_factory=list)
     inner: list[SimpleCommand] = field(default_factory=list)
     risks: list[str] = field(default_factory=list)
+    unjudged: list[str] = field(default_factory=list)
     _words: list[str] = field(default_factory=list)
+    _word_flags: list[frozenset[str]] = field(default_factory=list)  # _BUILT_BY keys
+    _redirects: list[str] = field(default_factory=list)
     _word: list[str] | None = None
     _expanded: bool = False  # the current word holds a $-expansion
     _quoted: bool = False  # the current word holds a quote
+    _quotes: int = 0  # how many quoted pieces the current word has
+    _flags: set[str] = field(default_factory=set)  # of the current word
     _redirect: str | None = None  # an operator waiting for its target word
     _start: int = 0
 
@@ -120,7 +151,7 @@ class _Scanner:
         elif char in "<>":
             self._redirection()
         else:
-            self._add(char)
+            self._plain(char)
             self.i += 1
 
     # -- words -------------------------------------------------------------
@@ -130,19 +161,35 @@ class _Scanner:
             self._word = []
         self._word.append(chars)
 
+    def _plain(self, char: str) -> None:
+        if char in _GLOB_CHARS:
+            self._flags.add("glob")
+        elif char == "{":
+            self._flags.add("brace")
+        self._flags.add("plain")
+        self._add(char)
+
+    def _quote_piece(self) -> None:
+        self._quoted = True
+        self._quotes += 1
+
     def _end_word(self) -> None:
         if self._word is None:
             return
         word, expanded = "".join(self._word), self._expanded
-        self._word, self._expanded, self._quoted = None, False, False
+        flags = {flag for flag in self._flags if flag in _BUILT_BY}
+        if expanded:
+            flags.add("expansion")
+        if self._quotes > 1 or (self._quotes and "plain" in self._flags):
+            flags.add("spliced")
+        self._word, self._expanded, self._quoted, self._quotes = None, False, False, 0
+        self._flags = set()
         if self._redirect is not None:
             self._judge_redirect(self._redirect, word, expanded)
             self._redirect = None
         else:
-            in_command_position = all(_ASSIGNMENT.match(done) for done in self._words)
-            if expanded and in_command_position and not _ASSIGNMENT.match(word):
-                self._risk(f"the command name comes from an expansion ({_short(word)})")
             self._words.append(word)
+            self._word_flags.append(frozenset(flags))
 
     def _end_part(self) -> None:
         self._end_word()
@@ -150,14 +197,20 @@ class _Scanner:
             self._risk(f"a redirection ({self._redirect}) has no target")
             self._redirect = None
         text = self.text[self._start : self.i].strip()
-        if self._words:
-            self._judge_words(tuple(self._words), text)
-            self.parts.append(SimpleCommand(tuple(self._words), text))
-        self._words = []
+        if self._words or self._redirects:
+            words, redirects = tuple(self._words), tuple(self._redirects)
+            self._judge_words(words, tuple(self._word_flags), text, 0)
+            self.parts.append(SimpleCommand(words, text, redirects))
+        self._words, self._word_flags, self._redirects = [], [], []
 
     def _risk(self, reason: str) -> None:
         if reason not in self.risks:
             self.risks.append(reason)
+
+    def _unjudged(self, reason: str) -> None:
+        self._risk(reason)
+        if reason not in self.unjudged:
+            self.unjudged.append(reason)
 
     # -- separators, quotes and escapes --------------------------------------
 
@@ -176,7 +229,7 @@ class _Scanner:
             self.i += 2
             return
         self._add(following)
-        self._quoted = True
+        self._quote_piece()
         self.i += 2
 
     def _single_quoted(self) -> None:
@@ -185,12 +238,12 @@ class _Scanner:
             self._risk("a quote is never closed")
             end = len(self.text)
         self._add(self.text[self.i + 1 : end])
-        self._quoted = True
+        self._quote_piece()
         self.i = end + 1
 
     def _double_quoted(self) -> None:
         self._add("")
-        self._quoted = True
+        self._quote_piece()
         self.i += 1
         while self.i < len(self.text):
             char = self.text[self.i]
@@ -267,11 +320,15 @@ class _Scanner:
         self.inner.extend(found.everywhere())
         for reason in found.risks:
             self._risk(reason)
+        for reason in found.unjudged:
+            self._unjudged(reason)
 
     def _adopt(self, nested: _Scanner) -> None:
         self.inner.extend(nested.parts + nested.inner)
         for reason in nested.risks:
             self._risk(reason)
+        for reason in nested.unjudged:
+            self._unjudged(reason)
 
     # -- redirections --------------------------------------------------------
 
@@ -293,6 +350,7 @@ class _Scanner:
     def _judge_redirect(self, operator: str, target: str, expanded: bool) -> None:
         if operator in ("<<<", "<<", "<<-"):
             return
+        self._redirects.append(target)
         if operator == "<":
             # bash itself opens /dev/tcp and /dev/udp paths as network connections, and
             # an expansion could put a secret into the address it looks up.
@@ -309,52 +367,86 @@ class _Scanner:
 
     # -- what a simple command runs ------------------------------------------
 
-    def _judge_words(self, words: tuple[str, ...], text: str) -> None:
-        index = 0
-        while index < len(words) and _ASSIGNMENT.match(words[index]):
+    def _judge_words(
+        self, words: tuple[str, ...], flags: tuple[frozenset[str], ...], text: str, depth: int
+    ) -> None:
+        index, assigns = 0, None
+        while index < len(words) and (_ASSIGNMENT.match(words[index]) or words[index] in KEYWORDS):
+            if words[index] in KEYWORDS:
+                self._risk(f"uses shell syntax ({words[index]})")
+                if words[index] == "function":
+                    index += 1  # the function's name, not a command
+            else:
+                assigns = assigns or words[index]
             index += 1
-        if 0 < index < len(words):
-            self._risk(f"sets environment variables for the command ({_short(words[0])} …)")
-            self.inner.append(SimpleCommand(words[index:], text))
         if index == len(words):
             return
-        name = PurePosixPath(words[index]).name
-        if words[index] in KEYWORDS:
-            self._risk(f"uses shell syntax ({words[index]})")
-        elif name in WRAPPERS:
+        if assigns:
+            self._risk(f"sets environment variables for the command ({_short(assigns)} …)")
+        if index:
+            self.inner.append(SimpleCommand(words[index:], text))
+        if built := sorted(flags[index]):
+            how = " and ".join(_BUILT_BY[flag] for flag in built)
+            self._unjudged(f"the command name is built by {how} ({_short(words[index])})")
+            if "expansion" in built:
+                self._risk(f"the command name comes from an expansion ({_short(words[index])})")
+        self._judge_command(words[index:], flags[index:], text, depth)
+
+    def _judge_command(
+        self, words: tuple[str, ...], flags: tuple[frozenset[str], ...], text: str, depth: int
+    ) -> None:
+        name, args = PurePosixPath(words[0]).name or words[0], words[1:]
+        if name in WRAPPERS:
             self._risk(f"{name} runs another command")
-            self._wrapped(words[index + 1 :], text)
-        elif name == "eval":
-            self._risk("eval runs a string as a command")
-            self._nested(" ".join(words[index + 1 :]))
-        elif name in SHELLS and (script := _shell_c_argument(words[index + 1 :])) is not None:
+            self._wrapped(name, args, flags[1:], text, depth)
+        elif name in ("eval", "source", "."):
+            if name == "eval":
+                self._unjudged("eval runs a string as a command")
+                self._nested(" ".join(args))
+            else:
+                self._unjudged(f"{name} runs a file's commands, which nehanda cannot read")
+        elif name in SHELLS and (script := shell_c_argument(args)) is not None:
             self._risk(f"{name} -c runs a string as a command")
             self._nested(script)
-        elif name == "find" and (actions := FIND_ACTIONS.intersection(words)):
+        elif name in SHELLS:
+            self._unjudged(f"{name} runs a script or its input, which nehanda cannot read")
+        elif name == "find" and (actions := FIND_ACTIONS.intersection(args)):
             self._risk(f"find {min(actions)} runs commands or changes files")
-            self._wrapped(words[index + 1 :], text)
+            self._wrapped(name, args, flags[1:], text, depth)
+            if "-delete" in actions:
+                self.inner.append(SimpleCommand(("rm", "-r", "--", *find_roots(args)), text))
+        verdict = judge_options(name, args)
+        for reason in verdict.writes:
+            self._risk(reason)
+        for reason in verdict.runs:
+            self._unjudged(reason)
 
-    def _wrapped(self, words: tuple[str, ...], text: str) -> None:
-        """The first few tails that could be the wrapped command, for deny rules to see."""
+    def _wrapped(
+        self,
+        name: str,
+        words: tuple[str, ...],
+        flags: tuple[frozenset[str], ...],
+        text: str,
+        depth: int,
+    ) -> None:
+        """What a wrapper runs: the command its shape names, judged in full, and the
+        first few tails that could be it, for deny and ask rules to see."""
+        if (script := script_argument(name, words)) is not None:
+            self._risk(f"{name} runs a string as a command")
+            self._nested(script)
         starts = [
             start
             for start, word in enumerate(words)
             if not word.startswith("-") and not _ASSIGNMENT.match(word)
         ]
-        for start in starts[:_MAX_WRAPPED_TAILS]:
+        for tail in starts[:_MAX_WRAPPED_TAILS]:
+            self.inner.append(SimpleCommand(words[tail:], text))
+        start = command_start(name, words) if name != "find" else find_command_start(words)
+        if start is not None and depth < _MAX_DEPTH:
             self.inner.append(SimpleCommand(words[start:], text))
-
-
-def _shell_c_argument(words: tuple[str, ...]) -> str | None:
-    """The command string of ``bash -c STRING`` (also ``-lc``, ``-ec``…), else None.
-
-    A ``-c`` anywhere counts, even where it might belong to a script's own arguments:
-    mistaking one makes a command ask, never run unasked.
-    """
-    for index, word in enumerate(words):
-        if _SHELL_C_FLAG.fullmatch(word):
-            return words[index + 1] if index + 1 < len(words) else ""
-    return None
+            self._judge_words(words[start:], flags[start:], text, depth + 1)
+        elif start is not None or (name != "find" and len(starts) > _MAX_WRAPPED_TAILS):
+            self._unjudged(f"cannot tell which command {name} runs")
 
 
 def _short(word: str) -> str:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
+from nehanda.errors import ToolError
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import resolve_in_workspace
 from nehanda.types import JsonObject, ToolSpec
@@ -41,7 +42,9 @@ class ToolContext:
     the ``*_API_KEY`` ones it always drops. ``granted`` holds resolved paths outside the
     workspace that the user allowed for the one call at hand. ``sandbox`` is the kernel
     sandbox Bash runs its commands in (``None``: none); ``secret_values`` are masked in
-    every tool's output.
+    every tool's output. ``hidden`` says which paths the walks of Grep, Glob and LS never
+    enter, list or search (the secret places and the Read deny rules,
+    ``permissions.hidden.HiddenPaths``).
     """
 
     workspace: Path
@@ -50,6 +53,18 @@ class ToolContext:
     granted: tuple[Path, ...] = ()
     sandbox: Sandbox | None = None
     secret_values: tuple[str, ...] = ()
+    hidden: Callable[[Path], bool] = field(default=lambda path: False)
+
+    def resolve_walk(self, raw: str, *, tool: str, action: str) -> Path:
+        """Like ``resolve``, and a ``ToolError`` for a hidden place to walk from."""
+        path = self.resolve(raw, tool=tool, action=action)
+        if self.hidden(path):
+            raise ToolError(
+                tool,
+                f"{raw} is kept from the model (a secret place, or a Read deny rule covers "
+                "it); its contents cannot be searched or listed.",
+            )
+        return path
 
     def resolve(self, raw: str, *, tool: str, action: str) -> Path:
         """``raw`` resolved, or a ``ToolError`` when it leaves the workspace unallowed."""

@@ -41,13 +41,12 @@ class GlobArgs(BaseModel):
 
 
 async def find_files(args: GlobArgs, context: ToolContext) -> str:
-    workspace = context.workspace
     base, rest = split_literal_prefix(args.pattern)
-    root = context.resolve(args.path, tool=NAME, action="searched")
+    root = context.resolve_walk(args.path, tool=NAME, action="searched")
     if not root.is_dir():
         raise ToolError(NAME, f"{args.path} is not a directory; give Glob a directory as path.")
     if base:
-        root = context.resolve(str(root / base), tool=NAME, action="searched")
+        root = context.resolve_walk(str(root / base), tool=NAME, action="searched")
         if not root.is_dir():
             return f"No files match {args.pattern!r}: there is no directory {base}."
     try:
@@ -55,7 +54,7 @@ async def find_files(args: GlobArgs, context: ToolContext) -> str:
     except ValueError as error:
         raise ToolError(NAME, f"Invalid glob pattern {args.pattern!r}: {error}.") from None
     depth = None if "**" in rest or "{" in rest else rest.count("/") + 1
-    found = await asyncio.to_thread(_newest_first, workspace, root, regex, depth)
+    found = await asyncio.to_thread(_newest_first, context, root, regex, depth)
     if not found:
         return f"No files match {args.pattern!r} in {_where(args.path)}."
     return cap_lines(found, MAX_RESULTS)
@@ -85,12 +84,16 @@ def pattern_directory(arguments: JsonObject, path: str) -> list[str]:
 
 
 def _newest_first(
-    workspace: Path, root: Path, regex: re.Pattern[str], max_depth: int | None
+    context: ToolContext, root: Path, regex: re.Pattern[str], max_depth: int | None
 ) -> list[str]:
+    workspace = context.workspace
     prefix = workspace_relative(root, workspace) + "/"
     start = 0 if prefix == "./" else len(prefix)
     stamped: list[tuple[float, str]] = []
-    for file in walk_files(workspace, root, follow_symlinks=True, max_depth=max_depth):
+    walked = walk_files(
+        workspace, root, follow_symlinks=True, max_depth=max_depth, hidden=context.hidden
+    )
+    for file in walked:
         if regex.fullmatch(file.rel[start:]):
             try:
                 stamped.append((-Path(file.path).stat().st_mtime, file.rel))

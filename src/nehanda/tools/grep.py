@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
 from nehanda.tools.base import Tool, ToolContext
-from nehanda.tools.grep_search import GrepQuery, looks_binary, search_python
+from nehanda.tools.grep_search import AddMatch, GrepQuery, looks_binary, search_python
 from nehanda.tools.ripgrep import search_ripgrep
 
 NAME = "Grep"
@@ -91,7 +93,7 @@ def find_ripgrep() -> str | None:
 
 
 async def grep(args: GrepArgs, context: ToolContext) -> str:
-    target = context.resolve(args.path, tool=NAME, action="searched")
+    target = context.resolve_walk(args.path, tool=NAME, action="searched")
     if not (target.is_file() or target.is_dir()):
         raise ToolError(NAME, f"Not found: {args.path} is neither a file nor a directory.")
     if target.is_file() and looks_binary(target):
@@ -103,17 +105,30 @@ async def grep(args: GrepArgs, context: ToolContext) -> str:
         ignore_case=args.ignore_case,
         glob=args.glob,
         one_per_file=args.output_mode == "files_with_matches",
+        hidden=context.hidden,
     )
     results = GrepResults(args.output_mode)
     rg = find_ripgrep()
     if rg is None:
         await asyncio.to_thread(search_python, query, results.add)
     else:
-        await search_ripgrep(rg, query, results.add)
+        await search_ripgrep(rg, query, _unhidden(query, results.add))
     if not (results.lines or results.counts):
         where = "the workspace" if args.path in (".", "") else args.path
         return f"No matches for {args.pattern!r} in {where}."
     return results.render()
+
+
+def _unhidden(query: GrepQuery, add: AddMatch) -> AddMatch:
+    """``add`` for the matches outside hidden places: ripgrep walks on its own."""
+
+    def add_shown(rel: str, number: int, text: str) -> bool:
+        path = Path(os.path.normpath(query.workspace / rel))
+        if any(query.hidden(place) for place in (path, *path.parents)):
+            return True
+        return add(rel, number, text)
+
+    return add_shown
 
 
 TOOL = Tool(

@@ -31,12 +31,15 @@ class LSArgs(BaseModel):
 
 
 async def list_directory(args: LSArgs, context: ToolContext) -> str:
-    path = context.resolve(args.path, tool=NAME, action="listed")
+    path = context.resolve_walk(args.path, tool=NAME, action="listed")
     if path.is_file():
         raise ToolError(NAME, f"{args.path} is a file, not a directory; use Read to see it.")
     try:
         with os.scandir(path) as scan:
-            entries = sorted(scan, key=lambda entry: entry.name)
+            entries = sorted(
+                (entry for entry in scan if not context.hidden(Path(entry.path))),
+                key=lambda entry: entry.name,
+            )
     except FileNotFoundError:
         raise ToolError(NAME, f"Directory not found: {args.path}.") from None
     except OSError as error:

@@ -1,7 +1,8 @@
 """Walk the files under a directory the way Glob and Grep see them.
 
 Depth-first in name order (the order ``rg --sort path`` prints), honouring .gitignore
-(see ``ignore``), always skipping ``.git``, yielding regular files only: FIFOs,
+(see ``ignore``), always skipping ``.git`` and every path ``hidden`` names (secret
+places, Read deny rules: they are never entered), yielding regular files only: FIFOs,
 sockets and devices are skipped because reading one can block forever.
 
 With ``follow_symlinks`` (Glob), a link is followed when its target lies inside the
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -41,7 +42,12 @@ class _Dir:
 
 
 def walk_files(
-    workspace: Path, start: Path, *, follow_symlinks: bool, max_depth: int | None = None
+    workspace: Path,
+    start: Path,
+    *,
+    follow_symlinks: bool,
+    max_depth: int | None = None,
+    hidden: Callable[[Path], bool] = lambda path: False,
 ) -> Iterator[WalkedFile]:
     """Files below directory ``start`` (resolved, inside ``workspace``).
 
@@ -58,7 +64,8 @@ def walk_files(
         if isinstance(item, WalkedFile):
             yield item
         else:
-            stack.extend(reversed(_children(item, workspace, follow_symlinks, max_depth)))
+            children = _children(item, workspace, follow_symlinks, max_depth)
+            stack.extend(reversed([child for child in children if not hidden(Path(child.path))]))
 
 
 def _parent_chain(start: Path) -> IgnoreChain:
