@@ -22,6 +22,7 @@ LAYERS = {
     "nehanda.tools.registry": ("permissions", "ui", "engine", "cli"),
     "nehanda.permissions.gate": ("ui", "engine", "cli"),
     "nehanda.engine.loop": ("tools", "permissions", "ui", "cli"),
+    "nehanda.serve.app": ("tools", "permissions", "ui", "engine", "cli"),
     "nehanda": ("toolcalls", "config", "providers", "tools", "permissions", "engine", "ui"),
 }
 

@@ -83,6 +83,28 @@ class PermissionsTable(BaseModel):
     deny: list[str] = Field(default_factory=list)
 
 
+class ServeModel(BaseModel):
+    """A model name ``nehanda serve``'s clients use, and what it stands for."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider: str
+    model: str | None = None
+
+
+class ServeTable(BaseModel):
+    """``[serve]``: where ``nehanda serve`` listens, who may call it, what it serves."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    # The variable holding the bearer token clients must send.
+    api_key_env: str | None = None
+    max_concurrency: int = Field(default=64, ge=1)
+    models: dict[str, ServeModel] = Field(default_factory=dict)
+
+
 class SettingsFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -91,6 +113,7 @@ class SettingsFile(BaseModel):
     recover_leaked_calls: bool = True
     providers: dict[str, ProviderEntry] = Field(default_factory=dict)
     permissions: PermissionsTable = Field(default_factory=PermissionsTable)
+    serve: ServeTable = Field(default_factory=ServeTable)
 
 
 @dataclass(frozen=True)
@@ -139,6 +162,7 @@ class Settings:
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
     # Keys of an untrusted project file that were ignored, such as "permissions.allow".
     untrusted_ignored: tuple[str, ...] = ()
+    serve: ServeTable = field(default_factory=ServeTable)
 
 
 def user_settings_path() -> Path:
@@ -176,6 +200,7 @@ def load_settings(
         force_manual_tools=flags.force_manual_tools,
         permissions=replace(_merge_permissions(permissions), ignored=ignored_rules),
         untrusted_ignored=ignored,
+        serve=parsed.serve,
     )
 
 

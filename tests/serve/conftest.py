@@ -1,0 +1,106 @@
+"""One ``nehanda serve`` app per test module, on uvicorn in a thread, in front of
+scripted upstreams on 127.0.0.1:
+
+- ``native``: an OpenAI-compatible server with a tool parser (vLLM);
+- ``refusing``: one that answers tools with vLLM's 400 until rescue mode takes over;
+- ``stripped``: the Nehanda proxy emulation, which drops ``tools`` on the way (type
+  vllm: native mode, the model prints its call as text and leak recovery finds it);
+- ``cloud``: the same proxy as the ``nehanda`` type (rescue mode, forced);
+- ``paced``: a slow stream, to see a client's disconnect reach the upstream.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+
+from nehanda.config.settings import ProviderConfig
+from nehanda.providers.tool_support import ToolSupportCache
+from nehanda.serve.app import build_app
+from nehanda.serve.config import ServeConfig
+from paced_upstream import PacedUpstream
+from scripted_server import ScriptedServer
+from stripping_proxy import StrippingProxy
+
+TOKEN = "serve-test-token"
+READ_TOOL: Any = {
+    "type": "function",
+    "function": {
+        "name": "Read",
+        "description": "Read a file.",
+        "parameters": {
+            "type": "object",
+            "properties": {"file_path": {"type": "string"}},
+            "required": ["file_path"],
+        },
+    },
+}
+
+
+@dataclass
+class Served:
+    url: str
+    native: ScriptedServer
+    refusing: ScriptedServer
+    stripped: ScriptedServer
+    proxy: StrippingProxy
+    paced: PacedUpstream
+
+    def reset(self) -> None:
+        for server in (self.native, self.refusing, self.stripped):
+            server.replies.clear()
+            server.requests.clear()
+        self.proxy.received.clear()
+
+
+def _provider(name: str, kind: str, base_url: str, model: str) -> ProviderConfig:
+    return ProviderConfig.model_validate(
+        {"name": name, "type": kind, "base_url": base_url, "model": model, "max_retries": 0}
+    )
+
+
+class _Thread(uvicorn.Server):
+    def install_signal_handlers(self) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    native, refusing, stripped = ScriptedServer(), ScriptedServer(), ScriptedServer()
+    proxy = StrippingProxy(stripped.base_url)
+    paced = PacedUpstream(chunks=400, rate=50)
+    aliases = {
+        "native-model": _provider("native", "vllm", native.base_url, "qwen"),
+        "refusing-model": _provider("refusing", "vllm", refusing.base_url, "qwen"),
+        "stripped-model": _provider("stripped", "vllm", proxy.base_url, "qwen"),
+        "cloud-model": _provider("cloud", "nehanda", proxy.base_url, "qwen"),
+        "paced-model": _provider("paced", "vllm", paced.base_url, "paced"),
+    }
+    config = ServeConfig(default=None, aliases=aliases, token_env="SERVE_TEST_TOKEN")
+    cache = ToolSupportCache(Path(tmp_path_factory.mktemp("cache")) / "tool_support.json")
+    app = build_app(config, {"SERVE_TEST_TOKEN": TOKEN}, cache)
+    server = _Thread(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield Served(f"http://127.0.0.1:{port}", native, refusing, stripped, proxy, paced)
+    server.should_exit = True
+    thread.join(10)
+    for closing in (native, refusing, stripped, proxy, paced):
+        closing.close()
+
+
+@pytest.fixture
+def serve(served: Served) -> Served:
+    served.reset()
+    return served
