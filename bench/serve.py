@@ -3,7 +3,7 @@
 Run by hand: ``python bench/serve.py`` (needs the ``serve`` and ``test`` extras).
 
 An OpenAI-compatible upstream on 127.0.0.1 (``tests/paced_upstream.py``) streams 50
-tokens a second per stream; each chunk carries the moment it was written. The same
+tokens a second per stream; each chunk's text is the moment it was written. The same
 requests go to it directly and through ``nehanda serve`` (uvicorn in a child process,
 native mode, a tool in the request so the leak scanner runs over every chunk):
 
@@ -80,8 +80,8 @@ async def one_stream(client: httpx.AsyncClient, url: str, delays: list[float]) -
                 continue
             chunk = json.loads(line[6:])
             delta = chunk["choices"][0]["delta"] if chunk.get("choices") else {}
-            if delta.get("content") and chunk["id"].replace(".", "").isdigit():
-                delays.append(now - float(chunk["id"]))
+            for stamp in (delta.get("content") or "").split():
+                delays.append(now - float(stamp))
 
 
 async def chunk_delays(url: str, streams: int) -> list[float]:

@@ -1,8 +1,9 @@
 """An OpenAI-compatible upstream on 127.0.0.1 that streams at a set pace.
 
 Each answer is ``chunks`` content deltas, one every ``1 / rate`` seconds, then a
-finish chunk and ``[DONE]``; each delta's ``id`` carries the ``time.perf_counter()``
-at which it was written, so a client can measure what lies between. It counts the
+finish chunk and ``[DONE]``; each delta's content is the ``time.perf_counter()`` at
+which it was written (then a space), so a client, even one reading through ``nehanda
+serve``, can measure what lies between. It counts the
 deltas written and notes each stream a client hung up on: the serve tests use it to
 see a disconnect reach the upstream, ``bench/serve.py`` to pace streams.
 """
@@ -17,10 +18,9 @@ from typing import Any
 
 
 class PacedUpstream:
-    def __init__(self, *, chunks: int = 50, rate: float = 50.0, text: str = "tok ") -> None:
+    def __init__(self, *, chunks: int = 50, rate: float = 50.0) -> None:
         self.chunks = chunks
         self.rate = rate
-        self.text = text
         self.sent = 0
         self.hung_up = 0
         self.lock = threading.Lock()
@@ -42,15 +42,16 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256
 
 
-def _chunk(delta: dict[str, Any], finish: str | None = None, stamp: float = 0.0) -> bytes:
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
     choice = {"index": 0, "delta": delta, "finish_reason": finish}
-    body = {"id": repr(stamp), "object": "chat.completion.chunk", "choices": [choice]}
+    body = {"id": "chatcmpl-paced", "object": "chat.completion.chunk", "choices": [choice]}
     data = b"data: " + json.dumps(body).encode() + b"\n\n"
     return b"%x\r\n%s\r\n" % (len(data), data)
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # each chunk leaves when written, as a server's would
     upstream: PacedUpstream
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -73,12 +74,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         start = time.perf_counter()
         try:
-            self.wfile.write(_chunk({"role": "assistant", "content": ""}, stamp=start))
+            self.wfile.write(_chunk({"role": "assistant", "content": ""}))
             for number in range(up.chunks):
                 wait = start + (number + 1) / up.rate - time.perf_counter()
                 if wait > 0:
                     time.sleep(wait)
-                self.wfile.write(_chunk({"content": up.text}, stamp=time.perf_counter()))
+                self.wfile.write(_chunk({"content": f"{time.perf_counter():.6f} "}))
                 self.wfile.flush()
                 with up.lock:
                     up.sent += 1

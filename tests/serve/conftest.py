@@ -6,6 +6,8 @@ scripted upstreams on 127.0.0.1:
 - ``stripped``: the Nehanda proxy emulation, which drops ``tools`` on the way (type
   vllm: native mode, the model prints its call as text and leak recovery finds it);
 - ``cloud``: the same proxy as the ``nehanda`` type (rescue mode, forced);
+- ``ollama``: Ollama with a model whose ``/api/show`` names no tool support (rescue);
+- ``claude``: the Anthropic Messages API (native, with signed thinking);
 - ``paced``: a slow stream, to see a client's disconnect reach the upstream.
 """
 
@@ -26,7 +28,7 @@ from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.serve.app import build_app
 from nehanda.serve.config import ServeConfig
 from paced_upstream import PacedUpstream
-from scripted_server import ScriptedServer
+from scripted_server import Reply, ScriptedServer, fixture_body
 from stripping_proxy import StrippingProxy
 
 TOKEN = "serve-test-token"
@@ -52,9 +54,11 @@ class Served:
     stripped: ScriptedServer
     proxy: StrippingProxy
     paced: PacedUpstream
+    ollama: ScriptedServer
+    claude: ScriptedServer
 
     def reset(self) -> None:
-        for server in (self.native, self.refusing, self.stripped):
+        for server in (self.native, self.refusing, self.stripped, self.ollama, self.claude):
             server.replies.clear()
             server.requests.clear()
         self.proxy.received.clear()
@@ -76,12 +80,19 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     native, refusing, stripped = ScriptedServer(), ScriptedServer(), ScriptedServer()
     proxy = StrippingProxy(stripped.base_url)
     paced = PacedUpstream(chunks=400, rate=50)
+    ollama, claude = ScriptedServer(), ScriptedServer()
+    as_json = {"Content-Type": "application/json"}
+    ollama.route("GET", "/api/tags", Reply(200, fixture_body("ollama_tags.json"), as_json))
+    show = fixture_body("ollama_show_gemma_no_tools.json")
+    ollama.route("POST", "/api/show", Reply(200, show, as_json))
     aliases = {
         "native-model": _provider("native", "vllm", native.base_url, "qwen"),
         "refusing-model": _provider("refusing", "vllm", refusing.base_url, "qwen"),
         "stripped-model": _provider("stripped", "vllm", proxy.base_url, "qwen"),
         "cloud-model": _provider("cloud", "nehanda", proxy.base_url, "qwen"),
         "paced-model": _provider("paced", "vllm", paced.base_url, "paced"),
+        "gemma": _provider("ollama", "ollama", ollama.root_url, "gemma:2b"),
+        "claude-model": _provider("claude", "anthropic", claude.root_url, "claude-sonnet-4-5"),
     }
     config = ServeConfig(default=None, aliases=aliases, token_env="SERVE_TEST_TOKEN")
     cache = ToolSupportCache(Path(tmp_path_factory.mktemp("cache")) / "tool_support.json")
@@ -93,10 +104,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
-    yield Served(f"http://127.0.0.1:{port}", native, refusing, stripped, proxy, paced)
+    url = f"http://127.0.0.1:{port}"
+    yield Served(url, native, refusing, stripped, proxy, paced, ollama, claude)
     server.should_exit = True
     thread.join(10)
-    for closing in (native, refusing, stripped, proxy, paced):
+    for closing in (native, refusing, stripped, proxy, paced, ollama, claude):
         closing.close()
 
 

@@ -134,6 +134,16 @@ def test_thinking_blocks_only_when_the_request_enabled_thinking(
         assert final.content[0].thinking and final.content[0].signature == ""
 
 
+def test_signed_thinking_from_claude_reaches_the_client(serve: Served) -> None:
+    serve.claude.stream("anthropic_thinking_tool_use.sse")
+    thinking = {"type": "enabled", "budget_tokens": 2048}
+    _, final = stream_events(serve, "claude-model", tools=[TOOL], thinking=thinking)
+    assert [block.type for block in final.content] == ["thinking", "tool_use"]
+    assert final.content[0].signature and final.content[0].thinking
+    assert final.content[1].name == "Read"
+    assert "thinking" not in serve.claude.received("/v1/messages")[0].body
+
+
 def test_tool_choice_any_is_required_in_rescue_mode(serve: Served) -> None:
     serve.stripped.stream("e2e_vllm_answer.sse")
     serve.stripped.stream(RESCUE_BODY)

@@ -126,6 +126,27 @@ def test_a_call_leaked_through_a_stripping_proxy_is_recovered(serve: Served) -> 
     assert "tools" not in serve.stripped.requests[0].body
 
 
+def test_an_ollama_model_without_tool_support_is_served_in_rescue_mode(serve: Served) -> None:
+    serve.ollama.stream("ollama_chat_gemma_rescue_call.ndjson", "application/x-ndjson")
+    reply = streamed(serve, "gemma", tools=[READ_TOOL])
+    assert [(c["name"], json.loads(c["arguments"])) for c in reply["calls"]] == [
+        ("Read", {"file_path": "README.md"})
+    ]
+    assert "TOOL" not in reply["content"]
+    sent = serve.ollama.received("/api/chat")[0].body
+    assert "tools" not in sent and "[TOOL_CALL]" in sent["messages"][0]["content"]
+
+
+def test_a_claude_upstream_serves_an_openai_client(serve: Served) -> None:
+    serve.claude.stream("anthropic_tool_use.sse")
+    reply = streamed(serve, "claude-model", tools=[READ_TOOL], top_p=0.9, seed=3)
+    assert [c["name"] for c in reply["calls"]] == ["Read"]
+    assert reply["finish"] == "tool_calls"
+    sent = serve.claude.received("/v1/messages")[0].body
+    assert sent["tools"][0]["input_schema"] == READ_TOOL["function"]["parameters"]
+    assert sent["top_p"] == 0.9 and "seed" not in sent
+
+
 def history(result: str) -> list[dict[str, Any]]:
     call = {
         "id": "call_1",
@@ -239,8 +260,15 @@ def test_fifty_concurrent_streams_each_get_their_call(serve: Served) -> None:
     assert len(results) == 50
 
 
+def wait_for_hang_up(serve: Served, before: int) -> None:
+    deadline = time.monotonic() + 5
+    while serve.paced.hung_up == before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert serve.paced.hung_up == before + 1
+
+
 def test_a_client_that_disconnects_stops_the_upstream_stream(serve: Served) -> None:
-    before = serve.paced.hung_up
+    before, sent = serve.paced.hung_up, serve.paced.sent
     body = {"model": "paced-model", "messages": ASK, "stream": True}
     headers = {"Authorization": f"Bearer {TOKEN}"}
     with httpx.stream(
@@ -248,11 +276,18 @@ def test_a_client_that_disconnects_stops_the_upstream_stream(serve: Served) -> N
     ) as answer:
         lines = answer.iter_lines()
         assert [next(lines) for _ in range(4)]
-    deadline = time.monotonic() + 5
-    while serve.paced.hung_up == before and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert serve.paced.hung_up == before + 1
-    assert serve.paced.sent < 100  # of the 400 it would have sent
+    wait_for_hang_up(serve, before)
+    assert serve.paced.sent - sent < 100  # of the 400 it would have sent
+
+
+def test_a_client_that_gives_up_on_a_whole_answer_stops_the_upstream(serve: Served) -> None:
+    before, sent = serve.paced.hung_up, serve.paced.sent
+    body = {"model": "paced-model", "messages": ASK}
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(serve.url + "/v1/chat/completions", json=body, headers=headers, timeout=0.3)
+    wait_for_hang_up(serve, before)
+    assert serve.paced.sent - sent < 100
 
 
 def test_the_bearer_token_is_enforced(serve: Served) -> None:
@@ -297,4 +332,6 @@ def test_models_lists_the_served_names(serve: Served) -> None:
         "stripped-model",
         "cloud-model",
         "paced-model",
+        "gemma",
+        "claude-model",
     }

@@ -11,6 +11,7 @@ its status; one after it is the protocol's error event, and the stream ends.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import logging
@@ -18,7 +19,7 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -38,6 +39,7 @@ from nehanda.serve.upstreams import Upstreams
 from nehanda.serve.wire import BadRequest, ClientRequest, Collected, for_upstream
 
 log = logging.getLogger("nehanda.serve")
+T = TypeVar("T")
 _DUMP = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -115,6 +117,8 @@ def build_app(
                 return await handler(state, request, front)
             except (BadRequest, NehandaError) as exc:
                 return front.error(failure_for(exc))
+            except ClientGone:
+                return Response(status_code=499)
 
         return endpoint
 
@@ -173,19 +177,49 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
     await state.places.acquire()
     events = answer(calling, chat, parallel=parsed.parallel, on_switch=switched)
     try:
-        first = await anext(events)
+        first = await _unless_gone(request, anext(events))
     except BaseException:
         state.places.release()
         await events.aclose()
         raise
     if not parsed.stream:
         try:
-            reply = Collected.of([first, *[event async for event in events]])
+            reply = await _unless_gone(request, _collect(first, events))
         finally:
             state.places.release()
         return front.whole(parsed, reply, parsed.chat.model)
     body_bytes = _stream(state, front, front.encoder(parsed, parsed.chat.model), first, events)
     return StreamingResponse(body_bytes, media_type="text/event-stream", headers=_SSE_HEADERS)
+
+
+class ClientGone(Exception):
+    """The client hung up before its answer began; nothing is left to answer."""
+
+
+async def _unless_gone(request: Request, work: Awaitable[T]) -> T:
+    """``work``'s result, or ``ClientGone`` once the client disconnects (then ``work``,
+    and with it the upstream request, is cancelled)."""
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_disconnect(request))
+    try:
+        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    raise ClientGone
+
+
+async def _disconnect(request: Request) -> None:
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _collect(first: ServeEvent, events: AsyncIterator[ServeEvent]) -> Collected:
+    return Collected.of([first, *[event async for event in events]])
 
 
 async def _stream(
