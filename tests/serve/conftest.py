@@ -32,6 +32,7 @@ from scripted_server import Reply, ScriptedServer, fixture_body
 from stripping_proxy import StrippingProxy
 
 TOKEN = "serve-test-token"
+PING_EVERY = 0.25
 READ_TOOL: Any = {
     "type": "function",
     "function": {
@@ -94,7 +95,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         "gemma": _provider("ollama", "ollama", ollama.root_url, "gemma:2b"),
         "claude-model": _provider("claude", "anthropic", claude.root_url, "claude-sonnet-4-5"),
     }
-    config = ServeConfig(default=None, aliases=aliases, token_env="SERVE_TEST_TOKEN")
+    config = ServeConfig(
+        default=None, aliases=aliases, token_env="SERVE_TEST_TOKEN", ping_every=PING_EVERY
+    )
     cache = ToolSupportCache(Path(tmp_path_factory.mktemp("cache")) / "tool_support.json")
     app = build_app(config, {"SERVE_TEST_TOKEN": TOKEN}, cache)
     server = _Thread(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error"))

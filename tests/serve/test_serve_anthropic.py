@@ -8,7 +8,7 @@ import anthropic
 import httpx
 import pytest
 
-from serve.conftest import READ_TOOL, TOKEN, Served
+from serve.conftest import PING_EVERY, READ_TOOL, TOKEN, Served
 
 ASK: Any = [{"role": "user", "content": "What is in README.md?"}]
 TOOL: Any = {
@@ -83,6 +83,19 @@ def test_the_raw_event_sequence_is_the_messages_api_one(serve: Served) -> None:
         "message_stop",
     ]
     assert '"stop_reason":"tool_use"' in answer.text
+
+
+def test_a_long_silence_upstream_is_filled_with_pings(serve: Served) -> None:
+    serve.paced.chunks, serve.paced.rate = 3, 1 / (3 * PING_EVERY)
+    try:
+        body = {"model": "paced-model", "max_tokens": 64, "messages": ASK, "stream": True}
+        headers = {"x-api-key": TOKEN, "anthropic-version": "2023-06-01"}
+        answer = httpx.post(serve.url + "/v1/messages", json=body, headers=headers, timeout=10)
+    finally:
+        serve.paced.chunks, serve.paced.rate = 400, 50
+    names = [line[7:] for line in answer.text.splitlines() if line.startswith("event: ")]
+    assert names.count("ping") >= 4  # the one after message_start, then two a silence
+    assert names[-2:] == ["message_delta", "message_stop"]
 
 
 def history() -> list[dict[str, Any]]:

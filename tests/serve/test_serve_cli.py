@@ -52,8 +52,9 @@ def test_an_untrusted_project_cannot_open_the_server_to_others(tmp_path: Path) -
         process.wait(10)
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
 def test_serve_answers_with_the_settings_aliases(
-    tmp_path: Path, isolated_home: Path, unused_port: int, server: ScriptedServer
+    tmp_path: Path, isolated_home: Path, unused_port: int, server: ScriptedServer, workers: str
 ) -> None:
     settings = isolated_home / "xdg_config_home" / "nehanda" / "settings.toml"
     settings.parent.mkdir(parents=True)
@@ -62,7 +63,7 @@ def test_serve_answers_with_the_settings_aliases(
         '[serve.models]\n"my-model" = { provider = "local", model = "qwen" }\n'
     )
     server.stream("e2e_vllm_answer.sse")
-    process = _start(tmp_path, "--port", str(unused_port))
+    process = _start(tmp_path, "--port", str(unused_port), "--workers", workers)
     try:
         _first_line(process)
         url = f"http://127.0.0.1:{unused_port}"

@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
+import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -50,6 +51,7 @@ class _State:
     upstreams: Upstreams
     places: asyncio.Semaphore
     token: str | None
+    ping_every: float
 
 
 class _Front:
@@ -68,6 +70,11 @@ class _Front:
             return lambda event: b"".join(_event(n, d) for n, d in events.handle(event))
         chunks = OpenAIChunks(model, include_usage=request.include_usage)
         return lambda event: b"".join(_data(chunk) for chunk in chunks.handle(event))
+
+    def keepalive(self) -> bytes:
+        if self.protocol == "anthropic":
+            return _event("ping", {"type": "ping"})
+        return b": keepalive\n\n"
 
     def closing(self) -> bytes:
         return b"" if self.protocol == "anthropic" else b"data: [DONE]\n\n"
@@ -101,7 +108,8 @@ def build_app(
 ) -> Starlette:
     token = environ.get(config.token_env) if config.token_env else None
     upstreams = Upstreams(support or ToolSupportCache(), recover_leaks=config.recover_leaks)
-    state = _State(config, upstreams, asyncio.Semaphore(config.max_concurrency), token or None)
+    places = asyncio.Semaphore(config.max_concurrency)
+    state = _State(config, upstreams, places, token or None, config.ping_every)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -231,15 +239,46 @@ async def _stream(
 ) -> AsyncIterator[bytes]:
     try:
         yield encode(first)
-        async for event in events:
-            yield encode(event)
+        async for chunk in _with_keepalive(events, encode, front.keepalive(), state.ping_every):
+            yield chunk
         yield front.closing()
     except NehandaError as exc:
         log.warning("upstream failed mid-stream: %s", exc)
         yield front.error_event(failure_for(exc))
     finally:
         state.places.release()
-        await events.aclose()
+        # A disconnect cancels this task's scope at every await until it ends; shielded,
+        # closing the upstream request can finish.
+        with anyio.CancelScope(shield=True):
+            await events.aclose()
+
+
+async def _with_keepalive(
+    events: AsyncGenerator[ServeEvent, None],
+    encode: Callable[[ServeEvent], bytes],
+    keepalive: bytes,
+    every: float,
+) -> AsyncIterator[bytes]:
+    """The encoded events, and ``keepalive`` whenever none came for ``every`` seconds
+    (a long call held back in rescue mode must not look like a dead connection)."""
+    pending = asyncio.ensure_future(anext(events))
+    try:
+        while True:
+            done, _ = await asyncio.wait({pending}, timeout=every)
+            if not done:
+                yield keepalive
+                continue
+            try:
+                event = pending.result()
+            except StopAsyncIteration:
+                return
+            pending = asyncio.ensure_future(anext(events))
+            yield encode(event)
+    finally:
+        pending.cancel()
+        # The generator must be at rest before it is closed (see _stream).
+        with anyio.CancelScope(shield=True), contextlib.suppress(BaseException):
+            await pending
 
 
 async def _count_tokens(state: _State, request: Request, front: _Front) -> Response:

@@ -40,6 +40,8 @@ class ServeConfig:
     token_env: str | None = None
     max_concurrency: int = 64
     recover_leaks: bool = True
+    # Seconds of silence on a stream before a keepalive (an Anthropic ping, an SSE comment).
+    ping_every: float = 10.0
 
     def route(self, client_model: str) -> ProviderConfig:
         """The provider entry, with its model, that answers requests for ``client_model``."""
@@ -61,6 +63,7 @@ class ServeConfig:
                 "token_env": self.token_env,
                 "max_concurrency": self.max_concurrency,
                 "recover_leaks": self.recover_leaks,
+                "ping_every": self.ping_every,
             }
         )
 
@@ -78,6 +81,7 @@ class ServeConfig:
             token_env=data["token_env"],
             max_concurrency=data["max_concurrency"],
             recover_leaks=data["recover_leaks"],
+            ping_every=data["ping_every"],
         )
 
 
