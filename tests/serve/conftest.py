@@ -94,6 +94,14 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         "paced-model": _provider("paced", "vllm", paced.base_url, "paced"),
         "gemma": _provider("ollama", "ollama", ollama.root_url, "gemma:2b"),
         "claude-model": _provider("claude", "anthropic", claude.root_url, "claude-sonnet-4-5"),
+        "keyed-model": ProviderConfig(
+            name="keyed",
+            type="vllm",
+            base_url=native.base_url,
+            model="qwen",
+            api_key_env="SERVE_UPSTREAM_KEY",
+            max_retries=0,
+        ),
     }
     config = ServeConfig(
         default=None, aliases=aliases, token_env="SERVE_TEST_TOKEN", ping_every=PING_EVERY

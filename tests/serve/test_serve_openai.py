@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from typing import Any
 
@@ -318,6 +319,28 @@ def test_upstream_errors_become_openai_errors_with_their_status(serve: Served) -
         client(serve).chat.completions.create(model="native-model", messages=[])
 
 
+def test_the_upstream_key_never_reaches_the_client_or_the_log(
+    serve: Served, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    key = "sk-upstream-0123456789abcdef"
+    monkeypatch.setenv("SERVE_UPSTREAM_KEY", key)
+    caplog.set_level(logging.DEBUG)
+    echo = json.dumps({"error": {"message": f"invalid key {key}", "type": "auth"}}).encode()
+    serve.native.reply(Reply(401, echo, {"Content-Type": "application/json"}))
+    serve.native.stream(PROSE_BODY)
+    serve.native.reply(Reply(200, b"data: {not json " + key.encode() + b"}\n\n", {}))
+    with pytest.raises(openai.APIStatusError) as refused:
+        client(serve).chat.completions.create(model="keyed-model", messages=ASK)
+    assert refused.value.status_code == 502  # nehanda's key, not the client's token
+    answered = client(serve).chat.completions.create(model="keyed-model", messages=ASK)
+    with pytest.raises(openai.APIError) as broken:
+        streamed(serve, "keyed-model")
+    seen = [str(refused.value.body), answered.model_dump_json(), str(broken.value)]
+    assert all(key not in text for text in seen)
+    assert key not in caplog.text
+    assert serve.native.requests[0].headers["authorization"] == f"Bearer {key}"
+
+
 def test_a_stream_cut_upstream_ends_with_an_error_and_no_call(serve: Served) -> None:
     serve.native.stream(fixture_body("openai_vllm_cut_before_finish.sse"), cut=True)
     with pytest.raises(openai.APIError):
@@ -334,4 +357,5 @@ def test_models_lists_the_served_names(serve: Served) -> None:
         "paced-model",
         "gemma",
         "claude-model",
+        "keyed-model",
     }

@@ -16,6 +16,7 @@ import hmac
 import json
 import logging
 import os
+import traceback
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
@@ -29,6 +30,7 @@ from starlette.routing import Route
 
 from nehanda.errors import NehandaError
 from nehanda.providers.discovery import list_models
+from nehanda.providers.http_errors import mask
 from nehanda.providers.ollama import estimated_tokens
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.serve.anthropic_front import AnthropicEvents, message, parse_anthropic
@@ -42,6 +44,7 @@ from nehanda.serve.wire import BadRequest, ClientRequest, Collected, for_upstrea
 log = logging.getLogger("nehanda.serve")
 T = TypeVar("T")
 _DUMP = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+MAX_BODY_BYTES = 64 << 20
 _SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
@@ -124,9 +127,13 @@ def build_app(
             try:
                 return await handler(state, request, front)
             except (BadRequest, NehandaError) as exc:
-                return front.error(failure_for(exc))
+                return front.error(failure_for(exc, state.config.secrets()))
             except ClientGone:
                 return Response(status_code=499)
+            except Exception as exc:  # a bug of ours: the client still gets its error object
+                _log_bug(state, exc, request.url.path)
+                message = f"nehanda serve failed: {type(exc).__name__}; its log says more"
+                return front.error(Failure(500, "api_error", message))
 
         return endpoint
 
@@ -160,8 +167,14 @@ async def _health(request: Request) -> Response:
 
 
 async def _body(request: Request) -> dict[str, Any]:
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise BadRequest(f"the request body is larger than {MAX_BODY_BYTES >> 20} MiB")
+        chunks.append(chunk)
     try:
-        body = await request.json()
+        body = json.loads(b"".join(chunks))
     except ValueError as exc:
         raise BadRequest(f"the request body is not JSON: {exc}") from exc
     if not isinstance(body, dict):
@@ -179,7 +192,8 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
     chat = for_upstream(parsed, upstream, config.model or parsed.chat.model)
 
     def switched(reason: str) -> None:
-        log.warning("%s (model %s): switched to rescue mode: %s", config.name, chat.model, reason)
+        said = mask(reason, state.config.secrets())
+        log.warning("%s (model %s): switched to rescue mode: %s", config.name, chat.model, said)
         state.upstreams.remember_refusal(config, reason)
 
     await state.places.acquire()
@@ -198,6 +212,11 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
         return front.whole(parsed, reply, parsed.chat.model)
     body_bytes = _stream(state, front, front.encoder(parsed, parsed.chat.model), first, events)
     return StreamingResponse(body_bytes, media_type="text/event-stream", headers=_SSE_HEADERS)
+
+
+def _log_bug(state: _State, exc: Exception, where: str) -> None:
+    trace = "".join(traceback.format_exception(exc))
+    log.error("nehanda serve failed on %s:\n%s", where, mask(trace, state.config.secrets()))
 
 
 class ClientGone(Exception):
@@ -243,8 +262,13 @@ async def _stream(
             yield chunk
         yield front.closing()
     except NehandaError as exc:
-        log.warning("upstream failed mid-stream: %s", exc)
-        yield front.error_event(failure_for(exc))
+        failure = failure_for(exc, state.config.secrets())
+        log.warning("upstream failed mid-stream: %s", failure.message)
+        yield front.error_event(failure)
+    except Exception as exc:  # a bug of ours: the stream still ends with an error event
+        _log_bug(state, exc, "a stream")
+        message = f"nehanda serve failed: {type(exc).__name__}; its log says more"
+        yield front.error_event(Failure(500, "api_error", message))
     finally:
         state.places.release()
         # A disconnect cancels this task's scope at every await until it ends; shielded,

@@ -54,6 +54,14 @@ class ServeConfig:
             return self.default
         return self.default.model_copy(update={"model": client_model})
 
+    def secrets(self, environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
+        """The upstream keys and the clients' token as they stand now, to mask in every
+        message that leaves (a server may echo a key into its stream or its errors)."""
+        configs = [*self.aliases.values(), *([self.default] if self.default else [])]
+        found = [config.api_key(environ) for config in configs]
+        found.append(environ.get(self.token_env) if self.token_env else None)
+        return tuple({value for value in found if value and len(value) >= 4})
+
     def to_env(self) -> str:
         return json.dumps(
             {

@@ -4,11 +4,13 @@ The upstream's own status passes through where it means the same to the client (
 bad request, a missing model, a rate limit); a failure of the upstream itself (its
 5xx, an unreachable server, a cut stream, a refused key of nehanda's) is a 502, or a
 504 for a timeout, never a 401 that would tell the client its own token is wrong.
-Messages come from ``ProviderError``s, which never carry a credential.
+Messages come from ``ProviderError``s, which mask the credentials they sent; a key a
+server echoed into its stream is masked here too, with every key serve knows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from nehanda.errors import (
@@ -19,6 +21,7 @@ from nehanda.errors import (
     ProviderTimeout,
     RateLimitError,
 )
+from nehanda.providers.http_errors import mask
 from nehanda.serve.config import UnknownModel
 from nehanda.serve.wire import BadRequest
 from nehanda.types import JsonObject
@@ -35,10 +38,11 @@ class Failure:
     message: str
 
 
-def failure_for(error: Exception) -> Failure:
-    """The status and error type a client receives for ``error``."""
+def failure_for(error: Exception, secrets: Iterable[str] = ()) -> Failure:
+    """The status and error type a client receives for ``error``, ``secrets`` masked."""
     status = _status(error)
-    return Failure(status, _KINDS.get(status, "api_error"), str(error) or type(error).__name__)
+    message = mask(str(error) or type(error).__name__, secrets)
+    return Failure(status, _KINDS.get(status, "api_error"), message)
 
 
 def _status(error: Exception) -> int:
