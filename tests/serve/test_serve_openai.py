@@ -6,14 +6,20 @@ import asyncio
 import json
 import logging
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import openai
 import pytest
 
+from nehanda.config.settings import ProviderConfig
+from nehanda.providers.tool_support import ToolSupportCache
+from nehanda.serve.app import build_app
+from nehanda.serve.config import ServeConfig
+from paced_upstream import PacedUpstream
 from scripted_server import Reply, fixture_body
-from serve.conftest import READ_TOOL, TOKEN, Served
+from serve.conftest import READ_TOOL, TOKEN, Served, start
 
 ASK: Any = [{"role": "user", "content": "What is in README.md?"}]
 CALL_BODY = "e2e_vllm_read_readme.sse"
@@ -268,6 +274,48 @@ def wait_for_hang_up(serve: Served, before: int) -> None:
     assert serve.paced.hung_up == before + 1
 
 
+def test_many_requests_meeting_a_refusal_at_once_all_get_their_call(serve: Served) -> None:
+    async def many() -> list[Any]:
+        api = openai.AsyncOpenAI(base_url=serve.url + "/v1", api_key=TOKEN, max_retries=0)
+        try:
+            ask = api.chat.completions.create
+            asks = (ask(model="picky-model", messages=ASK, tools=[READ_TOOL]) for _ in range(12))
+            return await asyncio.gather(*asks)
+        finally:
+            await api.close()
+
+    answers = asyncio.run(many())
+    assert {a.choices[0].message.tool_calls[0].function.name for a in answers} == {"Read"}
+    assert serve.picky.asked <= 24  # each refused once at most, then asked in rescue mode
+
+
+def test_concurrency_is_bounded_by_the_setting(tmp_path: Path) -> None:
+    paced = PacedUpstream(chunks=10, rate=50)  # 0.2 s a stream
+    config = ServeConfig(
+        default=ProviderConfig(name="p", type="vllm", base_url=paced.base_url, model="m"),
+        max_concurrency=2,
+    )
+    url, stop = start(build_app(config, {}, ToolSupportCache(tmp_path / "cache.json")))
+
+    async def one(api: httpx.AsyncClient) -> float:
+        body = {"model": "m", "messages": ASK}
+        await api.post(url + "/v1/chat/completions", json=body)
+        return time.monotonic()
+
+    async def many() -> list[float]:
+        async with httpx.AsyncClient(timeout=30) as api:
+            return await asyncio.gather(*(one(api) for _ in range(6)))
+
+    try:
+        began = time.monotonic()
+        ends = sorted(t - began for t in asyncio.run(many()))
+    finally:
+        stop()
+        paced.close()
+    assert ends[-1] > 0.55  # three rounds of two, not one round of six
+    assert ends[1] < ends[-1] - 0.3
+
+
 def test_a_client_that_disconnects_stops_the_upstream_stream(serve: Served) -> None:
     before, sent = serve.paced.hung_up, serve.paced.sent
     body = {"model": "paced-model", "messages": ASK, "stream": True}
@@ -358,4 +406,5 @@ def test_models_lists_the_served_names(serve: Served) -> None:
         "gemma",
         "claude-model",
         "keyed-model",
+        "picky-model",
     }
