@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import json
 import logging
@@ -119,23 +120,8 @@ def build_app(
         yield
         await upstreams.aclose()
 
-    def guarded(front: _Front, handler: Callable[..., Awaitable[Response]]) -> Any:
-        async def endpoint(request: Request) -> Response:
-            if not authorized(request.headers, state.token):
-                message = "a valid bearer token is required (Authorization: Bearer TOKEN)"
-                return front.error(Failure(401, "authentication_error", message))
-            try:
-                return await handler(state, request, front)
-            except (BadRequest, NehandaError) as exc:
-                return front.error(failure_for(exc, state.config.secrets()))
-            except ClientGone:
-                return Response(status_code=499)
-            except Exception as exc:  # a bug of ours: the client still gets its error object
-                _log_bug(state, exc, request.url.path)
-                message = f"nehanda serve failed: {type(exc).__name__}; its log says more"
-                return front.error(Failure(500, "api_error", message))
-
-        return endpoint
+    def guarded(front: _Front, handler: _Handler) -> Callable[[Request], Awaitable[Response]]:
+        return functools.partial(_guarded, state, front, handler)  # starlette sees it async
 
     routes = [
         Route("/v1/chat/completions", guarded(OPENAI, _converse), methods=["POST"]),
@@ -146,6 +132,26 @@ def build_app(
         Route("/health", _health, methods=["GET"]),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+_Handler = Callable[[_State, Request, _Front], Awaitable[Response]]
+
+
+async def _guarded(state: _State, front: _Front, handler: _Handler, request: Request) -> Response:
+    """``handler``'s answer to an authorized request; every failure as an error object."""
+    if not authorized(request.headers, state.token):
+        message = "a valid bearer token is required (Authorization: Bearer TOKEN)"
+        return front.error(Failure(401, "authentication_error", message))
+    try:
+        return await handler(state, request, front)
+    except (BadRequest, NehandaError) as exc:
+        return front.error(failure_for(exc, state.config.secrets()))
+    except ClientGone:
+        return Response(status_code=499)
+    except Exception as exc:  # a bug of ours: the client still gets its error object
+        _log_bug(state, exc, request.url.path)
+        message = f"nehanda serve failed: {type(exc).__name__}; its log says more"
+        return front.error(Failure(500, "api_error", message))
 
 
 def create_app() -> Starlette:
