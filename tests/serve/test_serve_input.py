@@ -28,7 +28,7 @@ BODY = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(BODY)
 def test_any_body_parses_or_is_a_bad_request(body: dict[str, Any]) -> None:
     for parse in (parse_openai, parse_anthropic):
