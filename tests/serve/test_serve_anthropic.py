@@ -183,3 +183,12 @@ def test_errors_are_anthropic_error_objects(serve: Served) -> None:
     assert bad.value.status_code == 400
     body: Any = bad.value.body
     assert body["error"]["type"] == "invalid_request_error"
+
+
+def test_an_upstream_failing_mid_stream_ends_the_stream_with_an_error_event(
+    serve: Served,
+) -> None:
+    serve.claude.stream("anthropic_error_api_mid_stream.sse")
+    with pytest.raises(anthropic.APIStatusError) as failed:
+        stream_events(serve, "claude-model", tools=[TOOL])
+    assert "api_error" in str(failed.value) or failed.value.status_code >= 500

@@ -408,3 +408,19 @@ def test_models_lists_the_served_names(serve: Served) -> None:
         "keyed-model",
         "picky-model",
     }
+
+
+def test_models_without_aliases_are_the_upstreams_own(serve: Served, tmp_path: Path) -> None:
+    json_type = {"Content-Type": "application/json"}
+    listing = Reply(200, fixture_body("openai_llamacpp_models.json"), json_type)
+    serve.native.route("GET", "/v1/models", listing)
+    default = ProviderConfig(name="p", type="vllm", base_url=serve.native.base_url)
+    app = build_app(ServeConfig(default), {}, ToolSupportCache(tmp_path / "cache.json"))
+    url, stop = start(app)
+    try:
+        api = openai.OpenAI(base_url=url + "/v1", api_key="x", max_retries=0)
+        names = [model.id for model in api.models.list()]
+    finally:
+        stop()
+        serve.native.routes.clear()
+    assert names == ["Qwen3-8B-Q4_K_M.gguf"]

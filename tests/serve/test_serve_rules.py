@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from nehanda.config.settings import ProviderConfig
 from nehanda.errors import AuthenticationError, ProviderStatusError, ProviderTimeout
 from nehanda.events import MessageEnd, StreamEvent, TextDelta, ToolUseEnd
 from nehanda.providers.base import ChatRequest
 from nehanda.serve.app import authorized
-from nehanda.serve.config import check_bind
+from nehanda.serve.config import ServeConfig, UnknownModel, check_bind
 from nehanda.serve.errors import failure_for
 from nehanda.serve.turn import CallOut, ReplyState
 from nehanda.types import Message, ToolSpec, ToolUse
@@ -114,3 +115,28 @@ def test_a_reachable_bind_needs_a_token(host: str, environ: dict[str, str], allo
 )
 def test_upstream_failures_map_to_client_statuses(error: Exception, status: int) -> None:
     assert failure_for(error).status == status
+
+
+DEFAULT = ProviderConfig(name="local", type="vllm", base_url="http://h/v1", model="served")
+ALIAS = DEFAULT.model_copy(update={"name": "other", "model": "qwen"})
+
+
+@pytest.mark.parametrize(
+    ("config", "asked", "answered"),
+    [
+        (ServeConfig(DEFAULT), "client-name", ("local", "client-name")),
+        (ServeConfig(DEFAULT, pin_model=True), "client-name", ("local", "served")),
+        (ServeConfig(DEFAULT, {"fast": ALIAS}, pin_model=True), "fast", ("other", "qwen")),
+        (ServeConfig(None, {"fast": ALIAS}), "fast", ("other", "qwen")),
+    ],
+)
+def test_a_client_model_name_routes(config: ServeConfig, asked: str, answered: tuple) -> None:
+    routed = config.route(asked)
+    assert (routed.name, routed.model) == answered
+
+
+def test_an_unserved_name_is_unknown_and_the_config_survives_the_environment() -> None:
+    config = ServeConfig(None, {"fast": ALIAS}, token_env="T", max_concurrency=3)
+    with pytest.raises(UnknownModel, match="fast"):
+        config.route("slow")
+    assert ServeConfig.from_env({"NEHANDA_SERVE_CONFIG": config.to_env()}) == config
