@@ -111,6 +111,8 @@ class ScriptedServer:
 
 
 class _QuietServer(ThreadingHTTPServer):
+    request_queue_size = 128  # many clients at once (nehanda serve's concurrency test)
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that timed out and hung up is what some tests want
 

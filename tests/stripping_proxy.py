@@ -18,7 +18,7 @@ class StrippingProxy:
         self.upstream = upstream.rstrip("/")
         self.received: list[dict[str, Any]] = []
         handler = type("Handler", (_Handler,), {"proxy": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = _Server(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True).start()
 
@@ -29,6 +29,10 @@ class StrippingProxy:
     def close(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # many clients at once (nehanda serve's concurrency test)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -37,6 +37,7 @@ LAYERS = {
     "nehanda.engine.loop": ("tools", "permissions", "ui", "cli"),
     "nehanda.exam.report": ("permissions", "ui", "cli"),
     "nehanda.exam.save": ("tools", "permissions", "engine", "ui", "cli"),
+    "nehanda.serve.app": ("tools", "permissions", "ui", "engine", "cli"),
     "nehanda": ("toolcalls", "config", "providers", "tools", "permissions", "engine", "ui"),
 }
 

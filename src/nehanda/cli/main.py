@@ -313,6 +313,37 @@ def mcp_approve(name: str, confirmed: bool) -> int:
         return 1
 
 
+@cli.command()
+@click.option("--provider", help="A provider name from settings, or a type (default: as run).")
+@click.option("--model", help="Answer every request with this model (default: the client's).")
+@click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1.")
+@click.option(
+    "--force-manual-tools",
+    is_flag=True,
+    help="Use rescue mode: tools described in the prompt, calls parsed from text.",
+)
+@click.option("--host", help="Address to listen on (default 127.0.0.1, or [serve] host).")
+@click.option("--port", type=click.IntRange(0, 65535), help="Port (default 8765).")
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+def serve(
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    force_manual_tools: bool,
+    host: str | None,
+    port: int | None,
+    workers: int,
+) -> int:
+    """Serve OpenAI Chat Completions and Anthropic Messages with working tool calls."""
+    from nehanda.config.settings import Flags
+    from nehanda.serve.run import ServeOptions, serve_command
+
+    flags = Flags(
+        provider=provider, model=model, base_url=base_url, force_manual_tools=force_manual_tools
+    )
+    return serve_command(ServeOptions(flags, host, port, workers))
+
+
 def _read_prompt(prompt: str | None) -> str:
     if prompt is not None and prompt != "-":
         text = prompt

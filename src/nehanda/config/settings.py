@@ -109,6 +109,28 @@ class SandboxTable(BaseModel):
     deny_read: list[str] = Field(default_factory=list)
 
 
+class ServeModel(BaseModel):
+    """A model name ``nehanda serve``'s clients use, and what it stands for."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    provider: str
+    model: str | None = None
+
+
+class ServeTable(BaseModel):
+    """``[serve]``: where ``nehanda serve`` listens, who may call it, what it serves."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    # The variable holding the bearer token clients must send.
+    api_key_env: str | None = None
+    max_concurrency: int = Field(default=64, ge=1)
+    models: dict[str, ServeModel] = Field(default_factory=dict)
+
+
 class SettingsFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -120,6 +142,7 @@ class SettingsFile(BaseModel):
     mcp_servers: dict[str, McpServerEntry] = Field(default_factory=dict)
     mcp: McpTable = Field(default_factory=McpTable)
     sandbox: SandboxTable = Field(default_factory=SandboxTable)
+    serve: ServeTable = Field(default_factory=ServeTable)
 
 
 @dataclass(frozen=True)
@@ -174,6 +197,7 @@ class Settings:
     mcp_servers: tuple[DefinedServer, ...] = ()
     # Why servers were left out while reading the settings.
     mcp_notes: tuple[str, ...] = ()
+    serve: ServeTable = field(default_factory=ServeTable)
 
 
 def user_settings_path() -> Path:
@@ -222,6 +246,7 @@ def load_settings(
         mcp=parsed.mcp,
         mcp_servers=mcp_servers,
         mcp_notes=mcp_notes,
+        serve=parsed.serve,
     )
 
 

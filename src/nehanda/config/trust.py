@@ -121,6 +121,7 @@ def restrain_untrusted(
 
     Deny and ask rules and a stricter mode stay: they only tighten. A provider the user
     defines keeps the user's type too, since the type picks the default address and key.
+    ``[serve]`` goes whole.
     """
     kept = copy.deepcopy(dict(project))
     dropped: list[str] = []
@@ -148,6 +149,9 @@ def restrain_untrusted(
         if user_type is not None and entry.get("type", user_type) != user_type:
             entry["type"] = user_type
             dropped.append(f"providers.{name}.type")
+    # Where `nehanda serve` listens, who may call it and what it forwards to.
+    if kept.pop("serve", None):
+        dropped.append("serve")
     return kept, tuple(dropped)
 
 

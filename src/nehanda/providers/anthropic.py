@@ -270,7 +270,9 @@ def build_payload(
             payload["tool_choice"] = TOOL_CHOICES[request.tool_choice]
     if request.temperature is not None:
         payload["temperature"] = request.temperature
-    return payload
+    if request.stop:
+        payload["stop_sequences"] = list(request.stop)
+    return {**request.extra, **payload}
 
 
 class AnthropicProvider(HTTPProvider):

@@ -7,9 +7,9 @@ non-streaming answer is collected from the stream, so there is one code path.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import Literal, Protocol
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
 from nehanda.events import StreamEvent
 from nehanda.types import Message, ToolSpec
@@ -25,6 +25,10 @@ class ChatRequest:
     tool_choice: ToolChoice | None = "auto"
     max_tokens: int | None = None
     temperature: float | None = None
+    stop: tuple[str, ...] = ()
+    # Fields of the wire API the adapter sends as they are (``nehanda serve`` passes a
+    # client's own on); they never replace a field the adapter sets itself.
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -68,15 +68,18 @@ class ToolCalling(Wrapper):
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         answered = False
+        asked_in = self.mode
         try:
             async for event in self._in_mode(request):
                 answered = answered or isinstance(event, TextDelta | MessageEnd)
                 yield event
         except ToolsUnsupportedError as refusal:
-            if self.mode == "rescue" or answered:
+            if asked_in == "rescue" or answered:
                 raise
-            self.mode = "rescue"
-            yield ModeSwitched("rescue", str(refusal))
+            # Requests running alongside (nehanda serve) share the mode: one switches it.
+            if self.mode == "native":
+                self.mode = "rescue"
+                yield ModeSwitched("rescue", str(refusal))
             async for event in self.stream(request):
                 yield event
 

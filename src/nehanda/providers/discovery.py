@@ -157,6 +157,14 @@ async def ensure_model(config: ProviderConfig) -> ProviderConfig:
     return config.model_copy(update={"model": models[0]})
 
 
+async def list_models(config: ProviderConfig) -> list[str]:
+    """The models the provider's server lists; empty when it lists none or cannot say."""
+    path = profile_for(config.type).models_path or "/models"
+    server = LocalServer(config.name, config.type, config.base_url, path)
+    models, _ = await _probe(server, api_key=config.api_key(), timeout=config.connect_timeout)
+    return models or []
+
+
 @dataclass(frozen=True)
 class _Answer:
     status: int | None  # None: no HTTP answer at all

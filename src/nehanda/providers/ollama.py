@@ -162,6 +162,8 @@ def build_payload(request: ChatRequest, model: str, num_ctx: int | None) -> Json
         options["num_predict"] = request.max_tokens
     if request.temperature is not None:
         options["temperature"] = request.temperature
+    if request.stop:
+        options["stop"] = list(request.stop)
     payload: JsonObject = {
         "model": model,
         "messages": messages_to_ollama(request.messages),

@@ -288,7 +288,9 @@ def build_payload(request: ChatRequest, model: str, *, send_tool_choice: bool = 
         payload["max_tokens"] = request.max_tokens
     if request.temperature is not None:
         payload["temperature"] = request.temperature
-    return payload
+    if request.stop:
+        payload["stop"] = list(request.stop)
+    return {**request.extra, **payload}
 
 
 class OpenAICompatProvider(HTTPProvider):

@@ -106,7 +106,9 @@ def rescue_request(request: ChatRequest) -> ChatRequest:
     body = [_as_text(m, names) for m in request.messages if m.role != "system"]
     last_user = max((i for i, m in enumerate(body) if m.role == "user"), default=None)
     if last_user is not None and request.tools:
-        body[last_user] = Message.text_message("user", with_directive(body[last_user].text))
+        required = request.tool_choice == "required"
+        text = with_directive(body[last_user].text, required=required)
+        body[last_user] = Message.text_message("user", text)
     system = [Message.text_message("system", "\n\n".join(system_texts))] if system_texts else []
     return replace(request, messages=(*system, *body), tools=(), tool_choice=None)
 

@@ -126,5 +126,13 @@ def neutralize(text: str) -> str:
     return _DELIMITERS.sub(lambda match: _LOOKALIKE[match[0][0]] + match[0][1:], text)
 
 
-def with_directive(text: str) -> str:
-    return f"{text.rstrip()}\n\n{DIRECTIVE}"
+REQUIRED_DIRECTIVE = (
+    "[SYSTEM DIRECTIVE] Call a tool now: "
+    '[TOOL_CALL]{"name": ..., "arguments": {...}}[/TOOL_CALL], then stop and wait '
+    "for the result. An answer without a tool call is not accepted. [/SYSTEM DIRECTIVE]"
+)
+
+
+def with_directive(text: str, *, required: bool = False) -> str:
+    """``text`` with the late directive; ``required`` asks for a call (``tool_choice``)."""
+    return f"{text.rstrip()}\n\n{REQUIRED_DIRECTIVE if required else DIRECTIVE}"

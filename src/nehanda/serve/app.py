@@ -1,0 +1,343 @@
+"""The ASGI app: routes, the bearer token, bounded concurrency, streaming, errors.
+
+``build_app(config)`` makes the Starlette app; ``create_app()`` is the factory uvicorn
+calls in each worker, configured from the environment (``serve.config``). A request
+waits for one of ``max_concurrency`` places before it reaches an upstream. A client
+that disconnects mid-stream cancels the task reading the upstream, which closes the
+upstream request. An error before the first byte is the protocol's error object with
+its status; one after it is the protocol's error event, and the stream ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import hmac
+import json
+import logging
+import os
+import traceback
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass
+from typing import Any, TypeVar
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from nehanda.errors import NehandaError
+from nehanda.providers.discovery import list_models
+from nehanda.providers.http_errors import mask
+from nehanda.providers.ollama import estimated_tokens
+from nehanda.providers.tool_support import ToolSupportCache
+from nehanda.serve.anthropic_front import AnthropicEvents, message, parse_anthropic
+from nehanda.serve.config import ServeConfig
+from nehanda.serve.errors import Failure, anthropic_error, failure_for, openai_error
+from nehanda.serve.openai_front import OpenAIChunks, completion, parse_openai
+from nehanda.serve.turn import ServeEvent, answer
+from nehanda.serve.upstreams import Upstreams
+from nehanda.serve.wire import BadRequest, ClientRequest, Collected, for_upstream
+
+log = logging.getLogger("nehanda.serve")
+T = TypeVar("T")
+_DUMP = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+MAX_BODY_BYTES = 64 << 20
+_SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+@dataclass
+class _State:
+    config: ServeConfig
+    upstreams: Upstreams
+    places: asyncio.Semaphore
+    token: str | None
+    ping_every: float
+
+
+class _Front:
+    """What differs between the two protocols once a request is read."""
+
+    def __init__(self, protocol: str) -> None:
+        self.protocol = protocol
+
+    def error(self, failure: Failure) -> JSONResponse:
+        status, body = (anthropic_error if self.protocol == "anthropic" else openai_error)(failure)
+        return JSONResponse(body, status)
+
+    def encoder(self, request: ClientRequest, model: str) -> Callable[[ServeEvent], bytes]:
+        if self.protocol == "anthropic":
+            events = AnthropicEvents(model, thinking=request.thinking)
+            return lambda event: b"".join(_event(n, d) for n, d in events.handle(event))
+        chunks = OpenAIChunks(model, include_usage=request.include_usage)
+        return lambda event: b"".join(_data(chunk) for chunk in chunks.handle(event))
+
+    def keepalive(self) -> bytes:
+        if self.protocol == "anthropic":
+            return _event("ping", {"type": "ping"})
+        return b": keepalive\n\n"
+
+    def closing(self) -> bytes:
+        return b"" if self.protocol == "anthropic" else b"data: [DONE]\n\n"
+
+    def error_event(self, failure: Failure) -> bytes:
+        if self.protocol == "anthropic":
+            return _event("error", anthropic_error(failure)[1])
+        return _data(openai_error(failure)[1])
+
+    def whole(self, request: ClientRequest, reply: Collected, model: str) -> JSONResponse:
+        if self.protocol == "anthropic":
+            return JSONResponse(message(reply, model, thinking=request.thinking))
+        return JSONResponse(completion(reply, model))
+
+
+def _data(chunk: object) -> bytes:
+    return b"data: " + _DUMP(chunk).encode() + b"\n\n"
+
+
+def _event(name: str, data: object) -> bytes:
+    return b"event: " + name.encode() + b"\ndata: " + _DUMP(data).encode() + b"\n\n"
+
+
+OPENAI, ANTHROPIC = _Front("openai"), _Front("anthropic")
+
+
+def build_app(
+    config: ServeConfig,
+    environ: Mapping[str, str] = os.environ,
+    support: ToolSupportCache | None = None,
+) -> Starlette:
+    token = environ.get(config.token_env) if config.token_env else None
+    upstreams = Upstreams(support or ToolSupportCache(), recover_leaks=config.recover_leaks)
+    places = asyncio.Semaphore(config.max_concurrency)
+    state = _State(config, upstreams, places, token or None, config.ping_every)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        await upstreams.aclose()
+
+    def guarded(front: _Front, handler: _Handler) -> Callable[[Request], Awaitable[Response]]:
+        return functools.partial(_guarded, state, front, handler)  # starlette sees it async
+
+    routes = [
+        Route("/v1/chat/completions", guarded(OPENAI, _converse), methods=["POST"]),
+        Route("/chat/completions", guarded(OPENAI, _converse), methods=["POST"]),
+        Route("/v1/messages", guarded(ANTHROPIC, _converse), methods=["POST"]),
+        Route("/v1/messages/count_tokens", guarded(ANTHROPIC, _count_tokens), methods=["POST"]),
+        Route("/v1/models", guarded(OPENAI, _models), methods=["GET"]),
+        Route("/health", _health, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+_Handler = Callable[[_State, Request, _Front], Awaitable[Response]]
+
+
+async def _guarded(state: _State, front: _Front, handler: _Handler, request: Request) -> Response:
+    """``handler``'s answer to an authorized request; every failure as an error object."""
+    if not authorized(request.headers, state.token):
+        message = "a valid bearer token is required (Authorization: Bearer TOKEN)"
+        return front.error(Failure(401, "authentication_error", message))
+    try:
+        return await handler(state, request, front)
+    except (BadRequest, NehandaError) as exc:
+        return front.error(failure_for(exc, state.config.secrets()))
+    except ClientGone:
+        return Response(status_code=499)
+    except Exception as exc:  # a bug of ours: the client still gets its error object
+        _log_bug(state, exc, request.url.path)
+        message = f"nehanda serve failed: {type(exc).__name__}; its log says more"
+        return front.error(Failure(500, "api_error", message))
+
+
+def create_app() -> Starlette:
+    """The app as ``nehanda serve`` configured it, for uvicorn's ``--factory``."""
+    return build_app(ServeConfig.from_env())
+
+
+def authorized(headers: Mapping[str, str], token: str | None) -> bool:
+    """Whether the request carries the token (``Authorization: Bearer`` or ``x-api-key``)."""
+    if token is None:
+        return True
+    bearer = headers.get("authorization", "")
+    sent = bearer[7:].strip() if bearer[:7].lower() == "bearer " else headers.get("x-api-key", "")
+    return hmac.compare_digest(sent.encode(), token.encode())
+
+
+async def _health(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise BadRequest(f"the request body is larger than {MAX_BODY_BYTES >> 20} MiB")
+        chunks.append(chunk)
+    try:
+        body = json.loads(b"".join(chunks))
+    except ValueError as exc:
+        raise BadRequest(f"the request body is not JSON: {exc}") from exc
+    if not isinstance(body, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return body
+
+
+async def _converse(state: _State, request: Request, front: _Front) -> Response:
+    body = await _body(request)
+    parsed = parse_openai(body) if front is OPENAI else parse_anthropic(body)
+    config = state.config.route(parsed.chat.model)
+    calling = await state.upstreams.calling(config)
+    upstream = "anthropic" if config.type == "anthropic" else config.type
+    upstream = upstream if upstream in ("anthropic", "ollama") else "openai"
+    chat = for_upstream(parsed, upstream, config.model or parsed.chat.model)
+
+    def switched(reason: str) -> None:
+        said = mask(reason, state.config.secrets())
+        log.warning("%s (model %s): switched to rescue mode: %s", config.name, chat.model, said)
+        state.upstreams.remember_refusal(config, reason)
+
+    await state.places.acquire()
+    events = answer(calling, chat, parallel=parsed.parallel, on_switch=switched)
+    try:
+        first = await _unless_gone(request, anext(events))
+    except BaseException:
+        state.places.release()
+        await events.aclose()
+        raise
+    if not parsed.stream:
+        try:
+            reply = await _unless_gone(request, _collect(first, events))
+        finally:
+            state.places.release()
+        return front.whole(parsed, reply, parsed.chat.model)
+    body_bytes = _stream(state, front, front.encoder(parsed, parsed.chat.model), first, events)
+    return StreamingResponse(body_bytes, media_type="text/event-stream", headers=_SSE_HEADERS)
+
+
+def _log_bug(state: _State, exc: Exception, where: str) -> None:
+    trace = "".join(traceback.format_exception(exc))
+    log.error("nehanda serve failed on %s:\n%s", where, mask(trace, state.config.secrets()))
+
+
+class ClientGone(Exception):
+    """The client hung up before its answer began; nothing is left to answer."""
+
+
+async def _unless_gone(request: Request, work: Awaitable[T]) -> T:
+    """``work``'s result, or ``ClientGone`` once the client disconnects (then ``work``,
+    and with it the upstream request, is cancelled)."""
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_disconnect(request))
+    try:
+        await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if task.done():
+        return task.result()
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    raise ClientGone
+
+
+async def _disconnect(request: Request) -> None:
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _collect(first: ServeEvent, events: AsyncIterator[ServeEvent]) -> Collected:
+    return Collected.of([first, *[event async for event in events]])
+
+
+async def _stream(
+    state: _State,
+    front: _Front,
+    encode: Callable[[ServeEvent], bytes],
+    first: ServeEvent,
+    events: AsyncGenerator[ServeEvent, None],
+) -> AsyncIterator[bytes]:
+    try:
+        yield encode(first)
+        async for chunk in _with_keepalive(events, encode, front.keepalive(), state.ping_every):
+            yield chunk
+        yield front.closing()
+    except NehandaError as exc:
+        failure = failure_for(exc, state.config.secrets())
+        log.warning("upstream failed mid-stream: %s", failure.message)
+        yield front.error_event(failure)
+    except Exception as exc:  # a bug of ours: the stream still ends with an error event
+        _log_bug(state, exc, "a stream")
+        message = f"nehanda serve failed: {type(exc).__name__}; its log says more"
+        yield front.error_event(Failure(500, "api_error", message))
+    finally:
+        state.places.release()
+        # A disconnect cancels this task's scope at every await until it ends; shielded,
+        # closing the upstream request can finish.
+        with anyio.CancelScope(shield=True):
+            await events.aclose()
+
+
+async def _with_keepalive(
+    events: AsyncGenerator[ServeEvent, None],
+    encode: Callable[[ServeEvent], bytes],
+    keepalive: bytes,
+    every: float,
+) -> AsyncIterator[bytes]:
+    """The encoded events, and ``keepalive`` whenever none came for ``every`` seconds
+    (a long call held back in rescue mode must not look like a dead connection)."""
+    pending = asyncio.ensure_future(anext(events))
+    try:
+        while True:
+            done, _ = await asyncio.wait({pending}, timeout=every)
+            if not done:
+                yield keepalive
+                continue
+            try:
+                event = pending.result()
+            except StopAsyncIteration:
+                return
+            pending = asyncio.ensure_future(anext(events))
+            yield encode(event)
+    finally:
+        pending.cancel()
+        # The generator must be at rest before it is closed (see _stream).
+        with anyio.CancelScope(shield=True), contextlib.suppress(BaseException):
+            await pending
+
+
+async def _count_tokens(state: _State, request: Request, front: _Front) -> Response:
+    body = await _body(request)
+    parsed = parse_anthropic({**body, "max_tokens": 1})
+    messages = [[asdict(part) for part in m.parts] for m in parsed.chat.messages]
+    tools = [asdict(spec) for spec in parsed.chat.tools]
+    return JSONResponse({"input_tokens": estimated_tokens({"messages": messages, "tools": tools})})
+
+
+async def _models(state: _State, request: Request, front: _Front) -> Response:
+    names = list(state.config.aliases)
+    default = state.config.default
+    if default is not None and state.config.pin_model and default.model:
+        names.append(default.model)
+    elif default is not None and not names:
+        names = await list_models(default)
+    data = [
+        {
+            "id": name,
+            "object": "model",
+            "type": "model",
+            "created": 0,
+            "created_at": "1970-01-01T00:00:00Z",
+            "owned_by": "nehanda",
+            "display_name": name,
+        }
+        for name in dict.fromkeys(names)
+    ]
+    first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
+    body = {"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last}
+    return JSONResponse(body)
