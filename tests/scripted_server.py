@@ -4,7 +4,8 @@ The server answers each request with the next scripted ``Reply``: real status li
 headers and chunked bodies written to a real socket, optionally in awkward pieces,
 after a stall, or cut off without the closing chunk. A ``route`` answers every
 request for one method and path with the same reply instead (Ollama's ``/api/tags``,
-say). It records every request, GETs included.
+say). It records every request it answers, GETs included; a GET without a route is
+answered 404 and recorded apart, in ``unrouted``.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class ScriptedServer:
         self.replies: list[Reply] = []
         self.routes: dict[tuple[str, str], Reply] = {}
         self.requests: list[Received] = []
+        self.unrouted: list[Received] = []  # GETs without a route, answered 404
         handler = type("Handler", (_Handler,), {"script": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -128,8 +130,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, method: str, body: Any) -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}
-        self.script.requests.append(Received(self.path, headers, body, method))
+        received = Received(self.path, headers, body, method)
         reply = self.script.routes.get((method, self.path))
+        if reply is None and method == "GET":
+            # Metadata a client asks for unprompted (a model's window) must neither take
+            # the replies scripted for its chat requests nor count among the requests.
+            self.script.unrouted.append(received)
+            self._send_plain(404, b"404 page not found")
+            return
+        self.script.requests.append(received)
         if reply is None and self.script.replies:
             reply = self.script.replies.pop(0)
         if reply is None:

@@ -38,7 +38,7 @@ def workspace(tmp_path: Path) -> Path:
 @pytest.fixture
 def vllm(httpserver: HTTPServer) -> HTTPServer:
     for name in ("e2e_vllm_read_readme.sse", "e2e_vllm_answer.sse"):
-        httpserver.expect_ordered_request("/v1/chat/completions", method="POST").respond_with_data(
+        httpserver.expect_oneshot_request("/v1/chat/completions", method="POST").respond_with_data(
             sse(name), content_type="text/event-stream"
         )
     return httpserver

@@ -9,8 +9,8 @@ short, and none of its calls runs: ``ToolUseEnd`` waits for that line.
 Every request carries ``options.num_ctx``. Ollama's small default context silently
 drops the start of a long prompt, tool definitions included, and a model that lost
 its tools describes actions instead of calling them; so nehanda asks for the model's
-own context length (from ``/api/show``), capped by the ``context_cap`` setting, and
-says so when the prompt looks larger than that.
+own context length (from ``/api/show``), capped by the ``context_cap`` setting (or the
+``context_window`` setting, which wins), and says so when the prompt looks larger than that.
 """
 
 from __future__ import annotations
@@ -209,7 +209,8 @@ class OllamaProvider(HTTPProvider):
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         model = request.model or self._config.model or ""
-        num_ctx = context_window(await self.capabilities(model), self._cap)
+        found = await self.capabilities(model)
+        num_ctx = self._config.context_window or context_window(found, self._cap)
         payload = build_payload(request, model, num_ctx)
         target = Target(self._config.base_url + "/api/chat", self.name, model)
         opened = open_stream(

@@ -25,7 +25,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+
 from nehanda.config.profiles import omit_tool_choice
+from nehanda.config.settings import ProviderConfig
 from nehanda.errors import StreamProtocolError
 from nehanda.events import (
     MessageEnd,
@@ -38,11 +41,12 @@ from nehanda.events import (
 )
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.providers.http import HTTPProvider, open_stream
+from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
 from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.sse import SSEDecoder, SSEEvent
 from nehanda.providers.streaming import stream_events
 from nehanda.providers.think_split import ThinkSplitter
+from nehanda.providers.window import ask_window
 from nehanda.types import (
     JsonObject,
     Message,
@@ -294,15 +298,32 @@ def build_payload(request: ChatRequest, model: str, *, send_tool_choice: bool = 
 class OpenAICompatProvider(HTTPProvider):
     """A ``Provider`` for any server speaking OpenAI's streaming chat-completions API."""
 
+    def __init__(
+        self,
+        config: ProviderConfig,
+        *,
+        api_key: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        super().__init__(config, api_key=api_key, client=client, retry=retry)
+        self._windows: dict[str, int | None] = {}
+
     async def capabilities(self, model: str) -> Capabilities:
-        return Capabilities(native_tools=None)
+        """Native tools are found out by asking; the window is what the server reports."""
+        if model not in self._windows:
+            self._windows[model] = await ask_window(
+                self._client, self._config, model, self._auth_headers()
+            )
+        return Capabilities(native_tools=None, context_length=self._windows[model])
+
+    def _auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         model = request.model or self._config.model or ""
         url = self._config.base_url.rstrip("/") + "/chat/completions"
-        headers = {"Accept": "text/event-stream"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
+        headers = {"Accept": "text/event-stream", **self._auth_headers()}
         target = Target(url, self.name, model)
         payload = build_payload(
             request, model, send_tool_choice=not omit_tool_choice(self._config.type)
