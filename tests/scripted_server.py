@@ -14,6 +14,7 @@ import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -60,6 +61,9 @@ class ScriptedServer:
         self.routes: dict[tuple[str, str], Reply] = {}
         self.requests: list[Received] = []
         self.unrouted: list[Received] = []  # GETs without a route, answered 404
+        # Answers a POST from what it carries, for conversations whose length the client
+        # decides (compaction); consulted before the queue, which it may leave alone.
+        self.responder: Callable[[Received], Reply | None] | None = None
         handler = type("Handler", (_Handler,), {"script": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -139,6 +143,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_plain(404, b"404 page not found")
             return
         self.script.requests.append(received)
+        if reply is None and self.script.responder is not None:
+            reply = self.script.responder(received)
         if reply is None and self.script.replies:
             reply = self.script.replies.pop(0)
         if reply is None:

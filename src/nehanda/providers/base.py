@@ -25,6 +25,7 @@ class ChatRequest:
     tool_choice: ToolChoice | None = "auto"
     max_tokens: int | None = None
     temperature: float | None = None
+    small_window: bool = False  # rescue mode teaches the tools in its compact tier
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from nehanda.events import (
     ToolCallProblem,
     ToolUseEnd,
 )
-from nehanda.providers.base import ChatRequest, Wrapper
+from nehanda.providers.base import ChatRequest, Provider, Wrapper
 from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
 from nehanda.toolcalls.prompt import (
     is_example_echo,
@@ -34,11 +34,48 @@ from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse
 
 
 class RescueProvider(Wrapper):
+    def __init__(self, inner: Provider) -> None:
+        super().__init__(inner)
+        self._rendered = RenderCache()
+
+    def shape(self, request: ChatRequest) -> ChatRequest:
+        """``rescue_request(request)``, each message rendered once for the conversation."""
+        return rescue_request(request, self._rendered)
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         state = RescueStreamState(request.tools)
-        async for event in self.inner.stream(rescue_request(request)):
+        async for event in self.inner.stream(self.shape(request)):
             for out in state.handle(event):
                 yield out
+
+
+class RenderCache:
+    """Rendered forms kept by the identity of what they render (messages are immutable),
+    so a long conversation is not rendered again on every request."""
+
+    def __init__(self) -> None:
+        self._messages: dict[int, tuple[Message, Message]] = {}
+        self._prompts: dict[tuple[int, bool], tuple[tuple[ToolSpec, ...], str]] = {}
+        self._system: Message | None = None
+
+    def message(self, message: Message, names: dict[str, str]) -> Message:
+        kept = self._messages.get(id(message))
+        if kept is None or kept[0] is not message:
+            kept = (message, _as_text(message, names))
+            self._messages[id(message)] = kept
+        return kept[1]
+
+    def system(self, text: str) -> Message:
+        if self._system is None or self._system.text != text:
+            self._system = Message.text_message("system", text)
+        return self._system
+
+    def prompt(self, tools: tuple[ToolSpec, ...], compact: bool) -> str:
+        kept = self._prompts.get((id(tools), compact))
+        if kept is None or kept[0] is not tools:
+            kept = (tools, render_tool_prompt(tools, compact=compact))
+            self._prompts = {(id(tools), compact): kept}
+        return kept[1]
 
 
 class RescueStreamState:
@@ -97,17 +134,18 @@ def _refuse_echoes(
             yield event
 
 
-def rescue_request(request: ChatRequest) -> ChatRequest:
+def rescue_request(request: ChatRequest, cache: RenderCache | None = None) -> ChatRequest:
     """The request as a model without native tools must see it."""
+    cache = cache or RenderCache()
     system_texts = [m.text for m in request.messages if m.role == "system" and m.text]
     if request.tools:
-        system_texts.append(render_tool_prompt(request.tools))
+        system_texts.append(cache.prompt(request.tools, request.small_window))
     names = {use.id: use.name for m in request.messages for use in m.tool_uses}
-    body = [_as_text(m, names) for m in request.messages if m.role != "system"]
+    body = [cache.message(m, names) for m in request.messages if m.role != "system"]
     last_user = max((i for i, m in enumerate(body) if m.role == "user"), default=None)
     if last_user is not None and request.tools:
         body[last_user] = Message.text_message("user", with_directive(body[last_user].text))
-    system = [Message.text_message("system", "\n\n".join(system_texts))] if system_texts else []
+    system = [cache.system("\n\n".join(system_texts))] if system_texts else []
     return replace(request, messages=(*system, *body), tools=(), tool_choice=None)
 
 

@@ -21,12 +21,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from nehanda.config.profiles import FAMILY_WINDOWS, family_for, profile_for
-from nehanda.config.settings import ProviderConfig
+
+if TYPE_CHECKING:
+    # The engine reads context-length errors with this module; it needs neither.
+    import httpx
+
+    from nehanda.config.settings import ProviderConfig
 
 _LIMIT = re.compile(
     r"(?:maximum context length is|context size \(|context length of|n_ctx[:=]?|"
@@ -118,6 +121,8 @@ async def ask_window(
 ) -> int | None:
     """The window an OpenAI-compatible server reports for ``model``; ``None`` when it does
     not say (an unreachable or silent server is not an error here: chat will say so)."""
+    import httpx
+
     if config.type in FAMILY_WINDOWS or config.type == "nehanda":
         return None
     for url, read in _probes(config, model):
