@@ -100,7 +100,8 @@ async def keep_within(
         _check_fits(count.total, count.system + count.tools, keeper)
         return
     fixed = count.system + count.tools
-    room = max((budget.limit - fixed) // 2 - budget.summary_tokens, 0)
+    _check_fits(fixed, fixed, keeper)  # no summary makes room the fixed part lacks
+    room = 0 if force else max((budget.limit - fixed) // 2 - budget.summary_tokens, 0)
     split = split_point(convo, keeper, room)
     if split is not None:
         yield await _compact(convo, keeper, split, count.total, focus)

@@ -132,6 +132,10 @@ class Agent:
         last, window = (self.context.last, self.context.window) if self.context else (None, None)
         return RunFinished(text, turns, reason, usage, problem, last, window)
 
+    def context_use(self) -> RequestCount | None:
+        """The next request as counted now (``None`` without a ``ContextKeeper``)."""
+        return self.context.count(self._request()) if self.context else None
+
     async def compact(self, *, force: bool = False, focus: str = "") -> AsyncIterator[Compacted]:
         """Makes the next request fit the window (``force``: compacts now, as ``/compact``)."""
         if self.context is not None:

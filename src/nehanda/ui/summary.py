@@ -55,6 +55,7 @@ def describe_notice(event: EngineEvent) -> str | None:
 def describe_compaction(event: Compacted) -> str:
     how = "a summary" if event.problem is None else f"a list of the calls ({event.problem})"
     return (
-        f"context compacted: {event.replaced} older messages replaced by {how}; "
+        f"context compacted: {event.replaced} older message{'s' if event.replaced != 1 else ''} "
+        f"replaced by {how}; "
         f"{event.before:,} -> {event.after:,} of {event.window:,} tokens"
     )

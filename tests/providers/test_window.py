@@ -1,0 +1,129 @@
+"""Where each server says its model's window, and which window nehanda plans for."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from nehanda.config.settings import ProviderConfig
+from nehanda.providers.window import (
+    choose_window,
+    window_from_error,
+    window_from_llamacpp_props,
+    window_from_lmstudio_v0,
+    window_from_lmstudio_v1,
+    window_from_openai_models,
+)
+
+LMSTUDIO_V1 = {
+    "models": [
+        {
+            "key": "google/gemma-4-26b-a4b",
+            "max_context_length": 262144,
+            "loaded_instances": [
+                {"id": "google/gemma-4-26b-a4b", "config": {"context_length": 4096}}
+            ],
+        },
+        {"key": "deepseek-r1", "max_context_length": 131072, "loaded_instances": []},
+    ]
+}
+LMSTUDIO_V0 = {
+    "data": [
+        {
+            "id": "qwen3-8b",
+            "state": "loaded",
+            "max_context_length": 40960,
+            "loaded_context_length": 16384,
+        },
+        {"id": "phi-4", "state": "not-loaded", "max_context_length": 16384},
+    ]
+}
+LLAMACPP_MODELS = {"data": [{"id": "q.gguf", "meta": {"n_ctx_train": 262144, "n_ctx": 32768}}]}
+
+
+@pytest.mark.parametrize(
+    ("read", "body", "expected"),
+    [
+        (
+            lambda b: window_from_openai_models(b, "q"),
+            {"data": [{"id": "q", "max_model_len": 8192}]},
+            8192,
+        ),
+        (
+            lambda b: window_from_openai_models(b, "q"),
+            {"data": [{"id": "other", "max_model_len": 8192}]},
+            None,
+        ),
+        (lambda b: window_from_openai_models(b, "q.gguf"), LLAMACPP_MODELS, 32768),
+        # n_ctx_train is what the model was trained on, not what the server serves.
+        (
+            lambda b: window_from_openai_models(b, "q.gguf"),
+            {"data": [{"id": "q.gguf", "meta": {"n_ctx_train": 262144}}]},
+            None,
+        ),
+        (
+            window_from_llamacpp_props,
+            {"default_generation_settings": {"n_ctx": 8192}, "n_ctx_train": 262144},
+            8192,
+        ),
+        (window_from_llamacpp_props, {"total_slots": 1}, None),
+        (lambda b: window_from_lmstudio_v1(b, "google/gemma-4-26b-a4b"), LMSTUDIO_V1, 4096),
+        # Not loaded yet (JIT): max_context_length is the model's maximum, not its window.
+        (lambda b: window_from_lmstudio_v1(b, "deepseek-r1"), LMSTUDIO_V1, None),
+        (lambda b: window_from_lmstudio_v0(b, "qwen3-8b"), LMSTUDIO_V0, 16384),
+        (lambda b: window_from_lmstudio_v0(b, "phi-4"), LMSTUDIO_V0, None),
+        (lambda b: window_from_openai_models(b, "q"), ["not", "an", "object"], None),
+        (
+            lambda b: window_from_openai_models(b, "q"),
+            {"data": [{"id": "q", "max_model_len": True}]},
+            None,
+        ),
+    ],
+)
+def test_each_server_is_read_where_it_says_its_window(
+    read: Any, body: Any, expected: int | None
+) -> None:
+    assert read(body) == expected
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("This model's maximum context length is 8192 tokens. However, you requested 9000", 8192),
+        ("the request exceeds the available context size (4096 tokens), try increasing it", 4096),
+        ("prompt is too long", None),
+    ],
+)
+def test_the_window_a_context_length_error_names(message: str, expected: int | None) -> None:
+    assert window_from_error(message) == expected
+
+
+def config(provider_type: str, **fields: Any) -> ProviderConfig:
+    return ProviderConfig(name="p", type=provider_type, base_url="http://127.0.0.1:1", **fields)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("entry", "reported", "learned", "expected"),
+    [
+        (config("vllm"), 32768, None, (32768, "reported by the server")),
+        (config("vllm"), None, None, (8192, "assumed: p did not report one")),
+        (config("vllm", context_window=16384), 32768, 4096, (16384, "context_window setting")),
+        (config("vllm"), 32768, 4096, (4096, "learned from the server's context-length error")),
+        (config("ollama", context_cap=32768), 40960, None, (32768, "reported by the server")),
+        (config("ollama", context_cap=32768), None, None, (32768, "reported by the server")),
+        (config("anthropic", model="claude-sonnet-4-5"), None, None, (200_000, "model family")),
+        (config("openai", model="gpt-4o-mini"), None, None, (128_000, "model family")),
+        (
+            config("openai", model="someone-elses-model"),
+            None,
+            None,
+            (128_000, "assumed: p did not report one"),
+        ),
+    ],
+)
+def test_which_window_is_planned_for(
+    entry: ProviderConfig, reported: int | None, learned: int | None, expected: tuple[int, str]
+) -> None:
+    window = choose_window(entry, reported, learned)
+    assert (window.tokens, window.source) == expected
