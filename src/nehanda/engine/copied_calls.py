@@ -44,13 +44,14 @@ class ToolOutputCalls:
         self._schemas = {spec.name: spec.input_schema for spec in tools}
         self._written: dict[str, str] = {}  # call key -> where it is written
         self._tool_names: dict[str, str] = {}  # call id -> tool name
-        self._messages_read = 0  # the conversation only grows
+        # Messages read, by identity: compaction replaces old ones and keeps recent ones.
+        self._read_ids: dict[int, Message] = {}
 
     def mark(self, calls: Sequence[ToolUse], messages: Sequence[Message]) -> list[ToolUse]:
         """``calls``, each one written in an earlier result of ``messages`` marked so."""
         if not calls:
             return []
-        self._read(messages)
+        self.read(messages)
         return [
             replace(call, copied_from=where)
             if (where := self._written.get(_key(call.name, call.input)))
@@ -58,15 +59,19 @@ class ToolOutputCalls:
             for call in calls
         ]
 
-    def _read(self, messages: Sequence[Message]) -> None:
-        for message in messages[self._messages_read :]:
+    def read(self, messages: Sequence[Message]) -> None:
+        """Reads the results not read yet; the engine calls it before a compaction too, so
+        that calls written in results it replaces are still known."""
+        for message in messages:
+            if self._read_ids.get(id(message)) is message:
+                continue
+            self._read_ids[id(message)] = message
             self._tool_names.update((use.id, use.name) for use in message.tool_uses)
             for result in message.tool_results:
                 name = self._tool_names.get(result.tool_use_id, "")
                 where = " ".join(f"the output of an earlier {name} call".split())
                 for key in self._keys_in(result.content):
                     self._written.setdefault(key, where)
-        self._messages_read = len(messages)
 
     def _keys_in(self, output: str) -> Iterator[str]:
         text = self._plain_output(output)

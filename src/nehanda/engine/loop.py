@@ -139,6 +139,7 @@ class Agent:
     async def compact(self, *, force: bool = False, focus: str = "") -> AsyncIterator[Compacted]:
         """Makes the next request fit the window (``force``: compacts now, as ``/compact``)."""
         if self.context is not None:
+            self._output_calls.read(self.messages)
             specs = self.toolset.specs
             convo = Conversation(self.provider, self.model, self.messages, specs, self.tool_choice)
             async for done in keep_within(convo, self.context, force=force, focus=focus):
