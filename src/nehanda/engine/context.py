@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from nehanda.providers.base import ChatRequest, ToolChoice
+from nehanda.providers.prefix import Prefix
 from nehanda.toolcalls.prompt import compact_spec
 from nehanda.types import Message, ReasoningPart, TextPart, ToolResult, ToolSpec, ToolUse, Usage
 
@@ -166,7 +167,8 @@ class ContextKeeper:
     on_learned: Callable[[int], None] | None = None
     last: RequestCount | None = None
     reported: int | None = None  # the server's count of the last request, if it gave one
-    _views: dict[int, tuple[Message, Message, int]] = field(default_factory=dict, repr=False)
+    _views: tuple[int, Prefix[Message, Message]] | None = field(default=None, repr=False)
+    _sizes: Prefix[Message, int] | None = field(default=None, repr=False)
     _compact: tuple[tuple[ToolSpec, ...] | None, tuple[ToolSpec, ...]] = ((), ())
 
     @property
@@ -180,10 +182,15 @@ class ContextKeeper:
 
     def count(self, request: ChatRequest) -> RequestCount:
         sent = self.shape(request)
-        system = [m for m in sent.messages if m.role == "system"]
-        rest = [m for m in sent.messages if m.role != "system"]
-        tools = self.counter.tools(sent.tools)
-        return RequestCount(self.counter.messages(system), tools, self.counter.messages(rest))
+        if self._sizes is None:
+            self._sizes = Prefix(self.counter.chars)
+        sizes = self._sizes.map(sent.messages)
+        head = next((i for i, m in enumerate(sent.messages) if m.role != "system"), len(sizes))
+        return RequestCount(
+            self.counter.tokens(sum(sizes[:head])),
+            self.counter.tools(sent.tools),
+            self.counter.tokens(sum(sizes[head:])),
+        )
 
     def request(
         self,
@@ -209,15 +216,9 @@ class ContextKeeper:
     def view(self, messages: Sequence[Message]) -> tuple[Message, ...]:
         """The messages as sent: every tool result within ``max_result_tokens``."""
         most = int(self.max_result_tokens * self.counter.chars_per_token)
-        kept = self._views
-        out = []
-        for message in messages:
-            entry = kept.get(id(message))
-            if entry is None or entry[0] is not message or entry[2] != most:
-                entry = (message, trim_results(message, most), most)
-                kept[id(message)] = entry
-            out.append(entry[1])
-        return tuple(out)
+        if self._views is None or self._views[0] != most:
+            self._views = (most, Prefix(lambda message: trim_results(message, most)))
+        return tuple(self._views[1].map(messages))
 
     def observe(self, usage: Usage) -> None:
         """The server's count of the request just sent corrects later estimates."""

@@ -21,6 +21,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from nehanda.providers.prefix import Prefix
 from nehanda.toolcalls import parse_tool_calls
 from nehanda.toolcalls.jsonvalue import CLOSED, ValueScanner, decode
 from nehanda.types import Message, ToolSpec, ToolUse
@@ -44,8 +45,8 @@ class ToolOutputCalls:
         self._schemas = {spec.name: spec.input_schema for spec in tools}
         self._written: dict[str, str] = {}  # call key -> where it is written
         self._tool_names: dict[str, str] = {}  # call id -> tool name
-        # Messages read, by identity: compaction replaces old ones and keeps recent ones.
-        self._read_ids: dict[int, Message] = {}
+        # Only new messages are read: compaction replaces old ones and keeps recent ones.
+        self._read: Prefix[Message, None] = Prefix(self._read_one)
 
     def mark(self, calls: Sequence[ToolUse], messages: Sequence[Message]) -> list[ToolUse]:
         """``calls``, each one written in an earlier result of ``messages`` marked so."""
@@ -62,16 +63,15 @@ class ToolOutputCalls:
     def read(self, messages: Sequence[Message]) -> None:
         """Reads the results not read yet; the engine calls it before a compaction too, so
         that calls written in results it replaces are still known."""
-        for message in messages:
-            if self._read_ids.get(id(message)) is message:
-                continue
-            self._read_ids[id(message)] = message
-            self._tool_names.update((use.id, use.name) for use in message.tool_uses)
-            for result in message.tool_results:
-                name = self._tool_names.get(result.tool_use_id, "")
-                where = " ".join(f"the output of an earlier {name} call".split())
-                for key in self._keys_in(result.content):
-                    self._written.setdefault(key, where)
+        self._read.map(messages)
+
+    def _read_one(self, message: Message) -> None:
+        self._tool_names.update((use.id, use.name) for use in message.tool_uses)
+        for result in message.tool_results:
+            name = self._tool_names.get(result.tool_use_id, "")
+            where = " ".join(f"the output of an earlier {name} call".split())
+            for key in self._keys_in(result.content):
+                self._written.setdefault(key, where)
 
     def _keys_in(self, output: str) -> Iterator[str]:
         text = self._plain_output(output)

@@ -10,7 +10,7 @@ the native path and the user never sees call markup.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import replace
 
 from nehanda.events import (
@@ -22,6 +22,7 @@ from nehanda.events import (
     ToolUseEnd,
 )
 from nehanda.providers.base import ChatRequest, Provider, Wrapper
+from nehanda.providers.prefix import Prefix
 from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
 from nehanda.toolcalls.prompt import (
     is_example_echo,
@@ -54,16 +55,19 @@ class RenderCache:
     so a long conversation is not rendered again on every request."""
 
     def __init__(self) -> None:
-        self._messages: dict[int, tuple[Message, Message]] = {}
+        self._names: dict[str, str] = {}  # call id -> tool name, of every call seen
+        self._body: Prefix[Message, Message | None] = Prefix(self._render)
         self._prompts: dict[tuple[int, bool], tuple[tuple[ToolSpec, ...], str]] = {}
         self._system: Message | None = None
 
-    def message(self, message: Message, names: dict[str, str]) -> Message:
-        kept = self._messages.get(id(message))
-        if kept is None or kept[0] is not message:
-            kept = (message, _as_text(message, names))
-            self._messages[id(message)] = kept
-        return kept[1]
+    def body(self, messages: Sequence[Message]) -> list[Message]:
+        """Every message but the system ones, as text."""
+        return list(filter(None, self._body.map(messages)))
+
+    def _render(self, message: Message) -> Message | None:
+        # A call always comes before its result, so its name is known by then.
+        self._names.update((use.id, use.name) for use in message.tool_uses)
+        return None if message.role == "system" else _as_text(message, self._names)
 
     def system(self, text: str) -> Message:
         if self._system is None or self._system.text != text:
@@ -140,8 +144,7 @@ def rescue_request(request: ChatRequest, cache: RenderCache | None = None) -> Ch
     system_texts = [m.text for m in request.messages if m.role == "system" and m.text]
     if request.tools:
         system_texts.append(cache.prompt(request.tools, request.small_window))
-    names = {use.id: use.name for m in request.messages for use in m.tool_uses}
-    body = [cache.message(m, names) for m in request.messages if m.role != "system"]
+    body = cache.body(request.messages)
     last_user = max((i for i, m in enumerate(body) if m.role == "user"), default=None)
     if last_user is not None and request.tools:
         body[last_user] = Message.text_message("user", with_directive(body[last_user].text))
