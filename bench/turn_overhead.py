@@ -188,12 +188,21 @@ async def main() -> None:
         return OpenAICompatProvider(config)
 
     native_http, rescue_http = http(port), http(rescue_port)
+    grown: list[tuple[str, Provider, Mode]] = [
+        ("native, in-process", Instant(native_events), "native"),
+        ("rescue, in-process", Instant(rescue_events), "rescue"),
+        ("native, HTTP (openai_compat)", http(port), "native"),
+        ("rescue, HTTP (openai_compat)", http(rescue_port), "rescue"),
+    ]
+    growth_rows = [(name, *await growth(provider, mode)) for name, provider, mode in grown]
     rows = [
         ("native, HTTP (openai_compat)", await per_turn(native_http, "native")),
         ("rescue, HTTP (openai_compat)", await per_turn(rescue_http, "rescue")),
         ("native, in-process", await per_turn(Instant(native_events), "native")),
         ("rescue, in-process", await per_turn(Instant(rescue_events), "rescue")),
     ]
+    for _, provider, _ in grown:
+        await provider.aclose()
     for provider in (native_http, rescue_http):
         await provider.aclose()
     await asyncio.sleep(0.05)  # let the handlers see their clients hang up
@@ -205,13 +214,10 @@ async def main() -> None:
     for name, ms in rows:
         print(f"{name:32} {ms:8.2f}")
     print()
-    print("one conversation growing to ~1 MB of tool results; ms per turn, in-process")
+    print("one conversation growing to ~1 MB of tool results; ms per turn (HTTP rows add")
+    print("sending the whole body, which grows with it, and are shown for comparison)")
     print(f"{'path':32} {'turn 1':>8} {'turn 100':>9} {'ratio':>6} {'MB':>5}")
-    for name, provider, mode in (
-        ("native", Instant(native_events), "native"),
-        ("rescue", Instant(rescue_events), "rescue"),
-    ):
-        first, last, size = await growth(provider, mode)  # type: ignore[arg-type]
+    for name, first, last, size in growth_rows:
         print(f"{name:32} {first:8.2f} {last:9.2f} {last / first:6.2f} {size / 1e6:5.2f}")
 
 

@@ -166,10 +166,11 @@ class ContextKeeper:
     auto_compact: bool = True
     on_learned: Callable[[int], None] | None = None
     last: RequestCount | None = None
-    reported: int | None = None  # the server's count of the last request, if it gave one
     _views: tuple[int, Prefix[Message, Message]] | None = field(default=None, repr=False)
     _sizes: Prefix[Message, int] | None = field(default=None, repr=False)
-    _compact: tuple[tuple[ToolSpec, ...] | None, tuple[ToolSpec, ...]] = ((), ())
+    _compact: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] = field(
+        default=((), ()), repr=False
+    )
 
     @property
     def budget(self) -> Budget:
@@ -224,7 +225,6 @@ class ContextKeeper:
         """The server's count of the request just sent corrects later estimates."""
         if usage.input_tokens <= 0 or self.last is None or self.last.total <= 0:
             return
-        self.reported = usage.input_tokens
         ratio = usage.input_tokens / (self.last.total / self.counter.correction)
         # Never below 1: the estimate was made to err large, and a server whose count
         # leaves out the template must not make it err small.

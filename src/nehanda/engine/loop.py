@@ -161,6 +161,8 @@ class Agent:
                 if self.context is None or reply != Reply():
                     raise
                 self.context.learn(window_from_error(str(exc)) or self.context.window * 3 // 4)
+                if not self.context.auto_compact:
+                    raise
                 async for compacted in self.compact(force=True):
                     yield compacted
                 async for event in self._stream(reply):
