@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -127,3 +128,44 @@ def test_which_window_is_planned_for(
 ) -> None:
     window = choose_window(entry, reported, learned)
     assert (window.tokens, window.source) == expected
+
+
+def served_window(server: Any, provider_type: str, model: str) -> int | None:
+    import asyncio
+
+    from nehanda.providers.openai_compat import OpenAICompatProvider
+
+    entry = config(provider_type, model=model).model_copy(update={"base_url": server.base_url})
+
+    async def ask() -> int | None:
+        provider = OpenAICompatProvider(entry)
+        try:
+            return (await provider.capabilities(model)).context_length
+        finally:
+            await provider.aclose()
+
+    return asyncio.run(ask())
+
+
+def test_llamacpp_is_asked_at_props_when_its_model_list_has_only_the_training_context(
+    server: Any,
+) -> None:
+    from scripted_server import Reply, fixture_body
+
+    json_type = {"Content-Type": "application/json"}
+    models = fixture_body("openai_llamacpp_models.json")  # n_ctx_train 40960 only
+    props = {"default_generation_settings": {"n_ctx": 8192}, "total_slots": 1}
+    server.route("GET", "/v1/models", Reply(200, models, json_type))
+    server.route("GET", "/props", Reply(200, json.dumps(props).encode(), json_type))
+    assert served_window(server, "vllm", "Qwen3-8B-Q4_K_M.gguf") == 8192
+
+
+def test_lm_studio_is_asked_for_the_loaded_context_on_old_and_new_versions(server: Any) -> None:
+    from scripted_server import Reply
+
+    json_type = {"Content-Type": "application/json"}
+    server.route("GET", "/api/v0/models", Reply(200, json.dumps(LMSTUDIO_V0).encode(), json_type))
+    assert served_window(server, "lmstudio", "qwen3-8b") == 16384  # /api/v1 answered 404
+    server.route("GET", "/api/v1/models", Reply(200, json.dumps(LMSTUDIO_V1).encode(), json_type))
+    assert served_window(server, "lmstudio", "google/gemma-4-26b-a4b") == 4096
+    assert served_window(server, "lmstudio", "deepseek-r1") is None  # not loaded yet (JIT)
