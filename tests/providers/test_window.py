@@ -113,6 +113,14 @@ def config(provider_type: str, **fields: Any) -> ProviderConfig:
         (config("vllm"), 32768, 4096, (4096, "learned from the server's context-length error")),
         (config("ollama", context_cap=32768), 40960, None, (32768, "reported by the server")),
         (config("ollama", context_cap=32768), None, None, (32768, "reported by the server")),
+        # A settings file cannot make Ollama allocate more than the model's own length.
+        (config("ollama", context_window=10**7), 40960, None, (40960, "context_window setting")),
+        (
+            config("ollama", context_window=65536, context_cap=32768),
+            131072,
+            None,
+            (65536, "context_window setting"),
+        ),
         (config("anthropic", model="claude-sonnet-4-5"), None, None, (200_000, "model family")),
         (config("openai", model="gpt-4o-mini"), None, None, (128_000, "model family")),
         (

@@ -205,7 +205,8 @@ def build_payload(
 
 
 def context_window(found: Capabilities, cap: int | None) -> int | None:
-    """``num_ctx``: the model's own context length, never above ``cap``."""
+    """``num_ctx``: the model's own context length, never above ``cap`` (the
+    ``context_window`` setting, else ``context_cap``), and never above the model's own."""
     lengths = [n for n in (found.context_length, cap) if n]
     return min(lengths) if lengths else None
 
@@ -245,7 +246,7 @@ class OllamaProvider(HTTPProvider):
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         model = request.model or self._config.model or ""
         found = await self.capabilities(model)
-        num_ctx = self._config.context_window or context_window(found, self._cap)
+        num_ctx = context_window(found, self._config.context_window or self._cap)
         messages, chars = self._rendered.render(request.messages)
         payload = build_payload(request, model, num_ctx, messages)
         target = Target(self._config.base_url + "/api/chat", self.name, model)

@@ -139,9 +139,14 @@ async def ask_window(
 def choose_window(config: ProviderConfig, reported: int | None, learned: int | None) -> Window:
     """The window to plan for (module docstring for the order); ``reported`` is what the
     provider's ``capabilities`` found."""
-    if config.type == "ollama":  # it allocates num_ctx: the model's length, capped
+    if config.type == "ollama":
+        # Ollama allocates what it is asked for (num_ctx): never more than the model's own
+        # length, whatever a settings file (perhaps a cloned project's) says.
+        if config.context_window:
+            tokens = min(n for n in (config.context_window, reported) if n)
+            return Window(tokens, "context_window setting")
         reported = min(n for n in (reported, config.context_cap, 1 << 30) if n)
-    if config.context_window:
+    elif config.context_window:
         return Window(config.context_window, "context_window setting")
     if learned and (not reported or learned < reported):
         return Window(learned, "learned from the server's context-length error")
