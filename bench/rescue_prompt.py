@@ -4,7 +4,8 @@ Run by hand: ``pip install bpe-openai`` (ships cl100k_base, no download), then
 ``python bench/rescue_prompt.py``. Qwen3's chat template renders each tool as
 ``{"type": "function", "function": {...}}`` JSON inside ``<tools>`` with fixed
 instructions around it; nehanda's injected section plus the late directive must cost
-fewer tokens for the same tools.
+fewer tokens for the same tools. The compact tier, sent to windows of 8k tokens or less,
+is shown beside it.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ def main() -> None:
     encoding = get_encoding("cl100k_base")
     rows = {
         "nehanda tool section": render_tool_prompt(builtin_specs()),
+        "compact tier (<= 8k window)": render_tool_prompt(builtin_specs(), compact=True),
         "nehanda late directive": DIRECTIVE,
         "Qwen3 template tool section": qwen3_tools_section(),
     }
@@ -58,6 +60,9 @@ def main() -> None:
     theirs = counts["Qwen3 template tool section"]
     print(f"{'nehanda total':32} {ours:7}")
     print(f"nehanda / Qwen3: {ours / theirs:.2f}")
+    compact = counts["compact tier (<= 8k window)"] + counts["nehanda late directive"]
+    print(f"{'compact tier total':32} {compact:7}")
+    print(f"compact / Qwen3: {compact / theirs:.2f}")
 
 
 if __name__ == "__main__":

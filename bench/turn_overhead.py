@@ -5,6 +5,11 @@ Run by hand: ``python bench/turn_overhead.py [turns]``. A raw asyncio HTTP serve
 a no-op tool, then a final answer). The table shows wall time per turn through the
 real OpenAI-compatible adapter, and per turn with the HTTP layer replaced by a
 scripted in-process provider, for native and rescue modes. Target: under 5 ms.
+
+The second table grows one conversation to about 1 MB of tool results (100 prompts, each
+reading 10 kB) and compares the engine's time per turn at its start and at its end, in
+process, with context accounting on (a window large enough that nothing is compacted).
+Target: turn 100 at most 1.5x turn 1.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from nehanda.config.settings import ProviderConfig
+from nehanda.engine.context import ContextKeeper, TokenCounter
 from nehanda.engine.loop import Agent
 from nehanda.events import MessageEnd, StreamEvent, TextDelta, ToolUseEnd
 from nehanda.providers.base import Capabilities, ChatRequest, Provider
@@ -84,6 +90,20 @@ async def serve(bodies: list[bytes]) -> tuple[asyncio.Server, int]:
     return server, server.sockets[0].getsockname()[1]
 
 
+class BigResults:
+    """The ten tools; every call answered with 10 kB of file-like text."""
+
+    specs = TOOLS
+    check = staticmethod(check_call)
+
+    async def run(self, checked: CheckedCall) -> ToolResult:
+        line = "    def handle(self, event: StreamEvent) -> list[StreamEvent]:  # line\n"
+        return ToolResult(checked.use.id, line * (10_000 // len(line)))
+
+    def plain_output(self, content: str) -> str:
+        return content
+
+
 class NoOpTools:
     """The ten tools offered, each call checked as the built-ins check it, none run."""
 
@@ -129,6 +149,22 @@ async def per_turn(provider: Provider, mode: Mode) -> float:
     return statistics.median(samples) * 1000
 
 
+async def growth(provider: Provider, mode: Mode, prompts: int = 100) -> tuple[float, float, int]:
+    """Median ms per turn over the first and the last five prompts of one conversation
+    that grows by 10 kB a prompt, and its final size in bytes."""
+    keeper = ContextKeeper(2_000_000, TokenCounter(3.2))
+    calling = ToolCalling(provider, mode)
+    agent = Agent(calling, "m", BigResults(), max_turns=4, context=keeper)
+    times = []
+    for run in range(prompts):
+        started = time.perf_counter()
+        async for _ in agent.run(f"run {run}"):
+            pass
+        times.append((time.perf_counter() - started) / 2 * 1000)
+    size = sum(len(r.content) for m in agent.messages for r in m.tool_results)
+    return statistics.median(times[:5]), statistics.median(times[-5:]), size
+
+
 async def main() -> None:
     call = ToolUse("c1", "Read", {"file_path": "README.md"})
     native_events = [
@@ -152,12 +188,21 @@ async def main() -> None:
         return OpenAICompatProvider(config)
 
     native_http, rescue_http = http(port), http(rescue_port)
+    grown: list[tuple[str, Provider, Mode]] = [
+        ("native, in-process", Instant(native_events), "native"),
+        ("rescue, in-process", Instant(rescue_events), "rescue"),
+        ("native, HTTP (openai_compat)", http(port), "native"),
+        ("rescue, HTTP (openai_compat)", http(rescue_port), "rescue"),
+    ]
+    growth_rows = [(name, *await growth(provider, mode)) for name, provider, mode in grown]
     rows = [
         ("native, HTTP (openai_compat)", await per_turn(native_http, "native")),
         ("rescue, HTTP (openai_compat)", await per_turn(rescue_http, "rescue")),
         ("native, in-process", await per_turn(Instant(native_events), "native")),
         ("rescue, in-process", await per_turn(Instant(rescue_events), "rescue")),
     ]
+    for _, provider, _ in grown:
+        await provider.aclose()
     for provider in (native_http, rescue_http):
         await provider.aclose()
     await asyncio.sleep(0.05)  # let the handlers see their clients hang up
@@ -168,6 +213,12 @@ async def main() -> None:
     print(f"{'path':32} {'ms/turn':>8}")
     for name, ms in rows:
         print(f"{name:32} {ms:8.2f}")
+    print()
+    print("one conversation growing to ~1 MB of tool results; ms per turn (HTTP rows add")
+    print("sending the whole body, which grows with it, and are shown for comparison)")
+    print(f"{'path':32} {'turn 1':>8} {'turn 100':>9} {'ratio':>6} {'MB':>5}")
+    for name, first, last, size in growth_rows:
+        print(f"{name:32} {first:8.2f} {last:9.2f} {last / first:6.2f} {size / 1e6:5.2f}")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@ The server answers each request with the next scripted ``Reply``: real status li
 headers and chunked bodies written to a real socket, optionally in awkward pieces,
 after a stall, or cut off without the closing chunk. A ``route`` answers every
 request for one method and path with the same reply instead (Ollama's ``/api/tags``,
-say); a ``responder`` picks the reply for each request from what it asks (a scripted
-model answering an exam's prompts). It records every request, GETs included.
+say); a ``responder`` may pick the reply for a POST from what it asks (a scripted
+model answering an exam's prompts, a conversation compaction makes longer). It records
+every request it answers, GETs included; a GET without a route is answered 404 and
+recorded apart, in ``unrouted``.
 """
 
 from __future__ import annotations
@@ -60,7 +62,10 @@ class ScriptedServer:
         self.replies: list[Reply] = []
         self.routes: dict[tuple[str, str], Reply] = {}
         self.requests: list[Received] = []
-        self.responder: Callable[[Received], Reply] | None = None
+        self.unrouted: list[Received] = []  # GETs without a route, answered 404
+        # Answers a POST from what it carries, for conversations whose length the client
+        # decides (compaction); consulted before the queue, which it may leave alone.
+        self.responder: Callable[[Received], Reply | None] | None = None
         handler = type("Handler", (_Handler,), {"script": self})
         self._httpd = _QuietServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -136,10 +141,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, method: str, body: Any) -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}
-        self.script.requests.append(Received(self.path, headers, body, method))
+        received = Received(self.path, headers, body, method)
         reply = self.script.routes.get((method, self.path))
-        if reply is None and self.script.responder is not None and method == "POST":
-            reply = self.script.responder(self.script.requests[-1])
+        if reply is None and method == "GET":
+            # Metadata a client asks for unprompted (a model's window) must neither take
+            # the replies scripted for its chat requests nor count among the requests.
+            self.script.unrouted.append(received)
+            self._send_plain(404, b"404 page not found")
+            return
+        self.script.requests.append(received)
+        if reply is None and self.script.responder is not None:
+            reply = self.script.responder(received)
         if reply is None and self.script.replies:
             reply = self.script.replies.pop(0)
         if reply is None:

@@ -21,7 +21,7 @@ from scripted_server import STREAMS
 
 def script_bash_then_answer(server: HTTPServer) -> None:
     for name in ("e2e_vllm_bash_touch_marker.sse", "e2e_vllm_answer.sse"):
-        server.expect_ordered_request("/v1/chat/completions", method="POST").respond_with_data(
+        server.expect_oneshot_request("/v1/chat/completions", method="POST").respond_with_data(
             (STREAMS / name).read_text(), content_type="text/event-stream"
         )
 
@@ -40,7 +40,9 @@ def run(server: HTTPServer, workspace: Path, *extra: str) -> Any:
 
 
 def tool_message(server: HTTPServer) -> dict[str, Any]:
-    bodies = [json.loads(request.get_data()) for request, _ in server.log]
+    bodies = [
+        json.loads(request.get_data()) for request, _ in server.log if request.method == "POST"
+    ]
     message: dict[str, Any] = bodies[-1]["messages"][-1]
     assert message["role"] == "tool" and message["tool_call_id"] == "chatcmpl-tool-7e51"
     return message
@@ -119,7 +121,7 @@ def test_an_untrusted_project_cannot_send_the_conversation_elsewhere(
     )
     trusted = nehanda("run", "hi", cwd=workspace, env=elsewhere)
     assert trusted.returncode == 0, trusted.stderr
-    assert len(httpserver.log) == 1
+    assert len([request for request, _ in httpserver.log if request.method == "POST"]) == 1
 
 
 AGENTS_CALL = '```json\n{"name": "Bash", "arguments": {"command": "touch marker.txt"}}\n```\n'

@@ -87,7 +87,8 @@ def test_openai_compatible_gets_one_tiny_request_with_one_tool(
     found = doctor(tmp_path, provider="vllm", base_url=server.base_url, model="qwen")
     assert found.problem is None
     assert checks(found)["tools"] == "native: the server accepted a request offering a tool"
-    (probe,) = server.requests
+    assert checks(found)["context"].startswith("not reported; nehanda assumes 8192 tokens")
+    (probe,) = server.received("/v1/chat/completions")
     assert [tool["function"]["name"] for tool in probe.body["tools"]] == ["ping"]
     assert probe.body["max_tokens"] == 32
 

@@ -300,3 +300,36 @@ def test_a_folder_whose_settings_ask_for_trust_is_offered_it_at_start(
     assert again.logfile_read.getvalue().count("Trust this folder?") == (key == "n")
     again.sendcontrol("d")
     again.expect(pexpect.EOF)
+
+
+def test_context_shows_the_window_and_compact_summarises_by_hand(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    from scripted_server import Reply
+
+    models = {"data": [{"id": "q", "object": "model", "max_model_len": 32768}]}
+    server.route("GET", "/v1/models", Reply(200, json.dumps(models).encode(), {}))
+    answer = fixture_body("e2e_vllm_answer.sse")
+    summary = answer.replace(b"Install it with ", b"## Goal\\nInstall widget. ")
+    server.reply(
+        *(
+            Reply(200, body, {"Content-Type": "text/event-stream"})
+            for body in (answer, summary, answer)
+        )
+    )
+    args = ["--provider", "vllm", "--base-url", server.base_url, "--model", "q"]
+    lines = "How do I install it?\n/context\n/compact the install steps\n/context\nAnd then?\n"
+    done = nehanda(*args, cwd=workspace, stdin=lines)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout + done.stderr
+    assert "Context:" in out and "of 32,768 tokens" in out
+    for part in ("system prompt", "tools", "messages", "kept for the reply", "free"):
+        assert part in out
+    assert "% of 32,768" in out  # the footer after an answer: the share of the window in use
+    assert "context compacted: 1 older message replaced by a summary" in out
+    _, summarise, after = bodies(server)
+    assert "tools" not in summarise
+    assert "Give most room to: the install steps" in summarise["messages"][-1]["content"]
+    sent = [m["content"] for m in after["messages"]]
+    assert "How do I install it?" not in sent
+    assert any("## Goal" in (text or "") for text in sent) and sent[-1] == "And then?"

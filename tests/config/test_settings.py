@@ -153,3 +153,19 @@ def test_api_key_read_from_named_variable_never_stored(tmp_path: Path) -> None:
 )
 def test_ollama_host_forms(host: str, url: str) -> None:
     assert normalize_ollama_host(host) == url
+
+
+def test_context_window_and_auto_compact_are_read_and_checked(tmp_path: Path) -> None:
+    write(
+        tmp_path / ".nehanda/settings.toml",
+        'auto_compact = false\n[providers.box]\ntype = "vllm"\ncontext_window = 16384\n',
+    )
+    settings = load_settings(tmp_path, environ={})
+    assert settings.auto_compact is False
+    assert resolve_named_provider(settings, "box", environ={}).context_window == 16384
+    assert load_settings(tmp_path / "elsewhere", environ={}).auto_compact is True
+    path = write(
+        tmp_path / ".nehanda/settings.toml", '[providers.box]\ntype = "vllm"\ncontext_window = 12\n'
+    )
+    with pytest.raises(ConfigError, match=f"{path}:3:.*context_window"):
+        load_settings(tmp_path, environ={})

@@ -41,7 +41,9 @@ def test_tool_result_answers_the_right_tool_use(server: ScriptedServer, workspac
     assert [(c["id"], c["input"]) for c in result["tool_calls"]] == [
         (call_id, {"file_path": "README.md"})
     ]
-    assert result["usage"] == {"input_tokens": 1532 + 1620, "output_tokens": 89 + 14}
+    usage = result["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"]) == (1532 + 1620, 89 + 14)
+    assert usage["context_window"] == 200_000  # Claude's family window, from the profiles
 
     first, second = server.requests
     assert first.path == second.path == "/v1/messages"

@@ -55,7 +55,9 @@ def test_native_tools_two_turns_one_show(server: ScriptedServer, workspace: Path
     assert [(c["name"], c["input"]) for c in result["tool_calls"]] == [
         ("Read", {"file_path": "README.md"})
     ]
-    assert result["usage"] == {"input_tokens": 1043 + 1187, "output_tokens": 87 + 12}
+    usage = result["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"]) == (1043 + 1187, 87 + 12)
+    assert usage["context_window"] == 32768  # qwen3's 40960, capped by context_cap
 
     assert len(server.received("/api/show")) == 1
     first, second = chats(server)
@@ -117,15 +119,21 @@ def test_a_refusal_falls_back_and_corrects_the_cache(
     assert detected["native_tools"] is False
 
 
-def test_prompt_too_large_for_num_ctx_is_a_note(server: ScriptedServer, workspace: Path) -> None:
+def test_a_prompt_too_large_for_num_ctx_stops_before_ollama_cuts_it(
+    server: ScriptedServer, workspace: Path
+) -> None:
     (workspace / ".nehanda").mkdir()
     (workspace / ".nehanda/settings.toml").write_text(
         '[providers.ollama]\ntype = "ollama"\ncontext_cap = 1024\n'
     )
     serve(server, "ollama_show_qwen3.json")
     server.stream("ollama_chat_answer.ndjson", NDJSON)
-    result, stderr = run(server, workspace, "qwen3:8b")
-    assert chats(server)[0]["options"]["num_ctx"] == 1024
-    assert stderr.count("note: the prompt is about") == 1
-    assert "1024-token context (num_ctx)" in stderr
-    assert result["result"] == "Install it with `pip install widget`."
+    done = nehanda(
+        "run", "install?", "--provider", "ollama", "--base-url", server.root_url,
+        "--model", "qwen3:8b", "--output", "json", cwd=workspace,
+    )  # fmt: skip
+    assert done.returncode == 1
+    # Ollama would drop the start of the prompt, tools included; nothing is sent.
+    assert chats(server) == []
+    error = json.loads(done.stdout.splitlines()[-1])["error"]
+    assert "the model's window is 1,024" in error and "context_window" in error

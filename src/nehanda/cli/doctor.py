@@ -38,8 +38,8 @@ from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
 from nehanda.providers.http_errors import redact_url
 from nehanda.providers.mode import decide_mode
-from nehanda.providers.ollama import context_window
 from nehanda.providers.tool_support import ToolSupportCache
+from nehanda.providers.window import choose_window
 from nehanda.types import Message, ToolSpec
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ async def diagnose(
             tools_refused=refusal is not None or support.refused(config),
         )
         diagnosis.add("mode", f"{decision.mode}: {decision.reason}")
-        diagnosis.add("context", _context_line(found, config))
+        diagnosis.add("context", _context_line(found, config, support))
     except NehandaError as exc:
         diagnosis.problem = str(exc)
     finally:
@@ -165,12 +165,17 @@ def _tools_line(found: Capabilities, refusal: str | None, config: ProviderConfig
     return "native: the server accepted a request offering a tool"
 
 
-def _context_line(found: Capabilities, config: ProviderConfig) -> str:
+def _context_line(found: Capabilities, config: ProviderConfig, support: ToolSupportCache) -> str:
+    window = choose_window(config, found.context_length, support.learned_window(config))
+    if window.assumed:
+        return (
+            f"not reported; nehanda assumes {window.tokens} tokens. Set context_window in "
+            "the provider's settings entry if the server was started with more"
+        )
+    if config.type != "ollama" or not config.context_cap:
+        return f"{window.tokens} tokens ({window.source})"
     length = f"{found.context_length} tokens" if found.context_length else "not reported"
-    if not config.context_cap:
-        return length
-    asked = context_window(found, config.context_cap)
-    return f"{length}; nehanda asks for {asked} (num_ctx, context_cap {config.context_cap})"
+    return f"{length}; nehanda asks for {window.tokens} (num_ctx, context_cap {config.context_cap})"
 
 
 def describe_providers(settings: Settings, environ: Mapping[str, str] = os.environ) -> str:

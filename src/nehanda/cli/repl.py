@@ -32,6 +32,7 @@ from nehanda.cli.session import (
 from nehanda.cli.session_list import describe_sessions
 from nehanda.config.settings import Flags, load_settings, project_settings_path
 from nehanda.config.trust import trust_folder
+from nehanda.engine.context import Budget, RequestCount
 from nehanda.engine.transcript import Session
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd
@@ -43,6 +44,7 @@ from nehanda.types import ToolUse, Usage
 from nehanda.ui.approval import read_key
 from nehanda.ui.live import LiveRenderer, make_console
 from nehanda.ui.permissions_view import describe_permissions, describe_tools
+from nehanda.ui.summary import describe_compaction
 
 T = TypeVar("T")
 LISTED_SESSIONS = 10
@@ -89,6 +91,19 @@ async def _offer_trust(options: SessionOptions, renderer: LiveRenderer) -> None:
         renderer.say(f"yes; trusted {trust_folder(options.workspace)}")
     else:
         renderer.say("no; its settings will be applied only in part")
+
+
+def context_rows(count: RequestCount, budget: Budget) -> list[tuple[str, str]]:
+    """What ``/context`` shows: each part's tokens and share of the window."""
+    free = max(budget.window - budget.reply_reserve - count.total, 0)
+    parts = [
+        ("system prompt", count.system),
+        ("tools", count.tools),
+        ("messages", count.messages),
+        ("kept for the reply", budget.reply_reserve),
+        ("free", free),
+    ]
+    return [(name, f"{tokens:,} ({tokens / budget.window:.0%})") for name, tokens in parts]
 
 
 @dataclass
@@ -313,6 +328,24 @@ class Repl:
 
     async def _cmd_reasoning(self) -> None:
         self.renderer.show_reasoning()
+
+    async def _cmd_context(self) -> None:
+        agent = self.chat.agent
+        count = agent.context_use()
+        if count is None or agent.context is None:
+            self.renderer.say("this conversation keeps no account of its context")
+            return
+        self.renderer.table(
+            f"Context: {count.total:,} of {agent.context.window:,} tokens (estimated)",
+            context_rows(count, agent.context.budget),
+        )
+
+    async def _cmd_compact(self, *focus: str) -> None:
+        done = await self.chat.compact(" ".join(focus))
+        if done is None:
+            self.renderer.say("nothing to compact: the conversation is only its latest turn")
+        else:
+            self.renderer.note(describe_compaction(done))
 
     async def _cmd_cost(self) -> None:
         self.renderer.say(f"this conversation: {self.conversation}")

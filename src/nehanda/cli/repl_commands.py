@@ -43,6 +43,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("clear", "/clear", "start a new conversation"),
     CommandSpec("resume", "/resume [ID]", "list recent sessions here, or continue session ID", 1),
     CommandSpec("cost", "/cost", "tokens used so far"),
+    CommandSpec("context", "/context", "what the context window holds: prompt, tools, messages"),
+    CommandSpec(
+        "compact", "/compact [FOCUS]", "summarise older turns now (FOCUS: what to keep most of)", 64
+    ),
     CommandSpec("reasoning", "/reasoning", "the model's reasoning for the last answer, in full"),
     CommandSpec("exit", "/exit", "leave (also Ctrl-D, or Ctrl-C twice)"),
 )

@@ -17,7 +17,7 @@ from pathlib import Path
 from nehanda import __version__
 from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.config.permission_modes import Mode as PermissionMode
-from nehanda.config.profiles import PROFILES
+from nehanda.config.profiles import PROFILES, chars_per_token
 from nehanda.config.settings import (
     Flags,
     ProviderConfig,
@@ -33,6 +33,8 @@ from nehanda.config.trust import (
     trust_store_path,
     untrusted_note,
 )
+from nehanda.engine.compaction import Compacted
+from nehanda.engine.context import ContextKeeper, TokenCounter
 from nehanda.engine.loop import Agent, EngineEvent, interrupted
 from nehanda.engine.system_prompt import (
     Instructions,
@@ -43,6 +45,7 @@ from nehanda.engine.system_prompt import (
 from nehanda.engine.transcript import (
     Session,
     SessionLog,
+    message_to_json,
     new_session_id,
     read_session,
     sessions_dir,
@@ -60,6 +63,7 @@ from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
 from nehanda.providers.mode import Mode
 from nehanda.providers.tool_support import ToolSupportCache
+from nehanda.providers.window import choose_window
 from nehanda.sandbox.confine import Sandbox
 from nehanda.secret_env import seal, secret_values
 from nehanda.tools.base import ToolContext
@@ -107,6 +111,8 @@ class ChatSession:
         try:
             async for event in self.agent.run(prompt):
                 self._log_new_messages()
+                if isinstance(event, Compacted):
+                    self._log_compaction(event)
                 if isinstance(event, ModeSwitched):
                     self.support.remember_refusal(self.config, event.reason)
                     self.log.append(
@@ -115,6 +121,29 @@ class ChatSession:
                 yield event
         finally:
             self._log_new_messages()
+
+    async def compact(self, focus: str = "") -> Compacted | None:
+        """Compacts the conversation now (the REPL's ``/compact``); ``None``: nothing to."""
+        self._log_new_messages()
+        done = None
+        async for done in self.agent.compact(force=True, focus=focus):
+            self._log_compaction(done)
+        return done
+
+    def _log_compaction(self, event: Compacted) -> None:
+        """The log keeps every message; this record says which ones a resume replaces."""
+        self.log.append(
+            {
+                "type": "compaction",
+                "summary": message_to_json(event.summary),
+                "kept": event.kept,
+                "replaced": event.replaced,
+                "tokens_before": event.before,
+                "tokens_after": event.after,
+                "problem": event.problem,
+            }
+        )
+        self._logged = len(self.agent.messages)
 
     def set_mode(self, mode: Mode) -> None:
         """Switches between native and rescue for the next turn (the REPL's ``/mode``)."""
@@ -175,6 +204,7 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
     trusted = is_trusted(options.workspace)
     instructions = load_instructions(options.workspace, trusted=trusted)
     sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
+    window = choose_window(config, capabilities.context_length, support.learned_window(config))
     agent = Agent(
         provider=calling,
         model=config.model or "",
@@ -184,6 +214,13 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
             Message.text_message("system", build_system_prompt(options.workspace, instructions)),
             *(resumed_messages(options.resume) if options.resume else []),
         ],
+        context=ContextKeeper(
+            window.tokens,
+            TokenCounter(chars_per_token(config.model or "")),
+            shape=calling.as_sent,
+            auto_compact=settings.auto_compact,
+            on_learned=lambda tokens: support.remember_window(config, tokens),
+        ),
     )
     session_id = options.resume.id if options.resume else new_session_id()
     masked = secret_values(names=key_names(settings, config))

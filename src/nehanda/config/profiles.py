@@ -27,6 +27,8 @@ class ProviderProfile:
     models_path: str | None = None
     context_cap: int | None = None
     api_version: str | None = None
+    unknown_window: int = 8192
+    """The window assumed when nothing says it: JIT-loaded local models often get 4k-8k."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ PROFILES: dict[str, ProviderProfile] = {
         api_key_env="OPENAI_API_KEY",
         default_model="gpt-4o-mini",
         models_path="/models",
+        unknown_window=128_000,
     ),
     # LM Studio lists every downloaded model at /v1/models, embedding models included.
     "lmstudio": ProviderProfile("lmstudio", "http://127.0.0.1:1234/v1", models_path="/models"),
@@ -66,6 +69,7 @@ PROFILES: dict[str, ProviderProfile] = {
         default_model="claude-sonnet-4-5",
         models_path="/v1/models",
         api_version="2023-06-01",
+        unknown_window=200_000,
     ),
     "nehanda": ProviderProfile(
         "nehanda",
@@ -75,6 +79,7 @@ PROFILES: dict[str, ProviderProfile] = {
         omit_tool_choice=True,
         forces_rescue=True,
         models_path="/models",
+        unknown_window=32768,
     ),
 }
 
@@ -90,6 +95,41 @@ The output limit stays well under each model's maximum: the API counts the reque
 ``max_tokens`` against the output-tokens-per-minute rate limit up front.
 """
 
+OPENAI_FAMILIES: tuple[ModelFamily, ...] = (
+    ModelFamily("gpt-4.1", 32768, 1_047_576),
+    ModelFamily("gpt-5", 32768, 400_000),
+    ModelFamily("gpt-4o", 16384, 128_000),
+    ModelFamily("o1", 32768, 200_000),
+    ModelFamily("o3", 32768, 200_000),
+    ModelFamily("o4-", 32768, 200_000),
+    ModelFamily("gpt-4-turbo", 4096, 128_000),
+    ModelFamily("gpt-4", 4096, 8192),
+    ModelFamily("gpt-3.5-turbo", 4096, 16385),
+)
+"""OpenAI's models: the context window per family (its API does not report one)."""
+
+FAMILY_WINDOWS: dict[str, tuple[ModelFamily, ...]] = {
+    "anthropic": CLAUDE_FAMILIES,
+    "openai": OPENAI_FAMILIES,
+}
+"""The provider types whose windows come from the families, not from the server."""
+
+
+@dataclass(frozen=True)
+class TokenRatio:
+    prefix: str
+    chars_per_token: float
+
+
+TOKEN_RATIOS: tuple[TokenRatio, ...] = (
+    TokenRatio("claude", 3.3),
+    TokenRatio("gpt-", 3.6),
+    TokenRatio("", 3.2),
+)
+"""Characters per token of each family's tokenizer on code and prose, rounded down, so an
+estimate errs on the large side (``bench/token_estimate.py`` measures the error). Names
+are matched after the last "/" (``qwen/qwen3-8b``), first prefix wins."""
+
 FALLBACK_FAMILY = ModelFamily("", 8192)
 
 
@@ -101,6 +141,11 @@ def family_for(model: str, families: tuple[ModelFamily, ...]) -> ModelFamily:
     """The first family whose prefix the model name starts with."""
     name = model.lower()
     return next((f for f in families if name.startswith(f.prefix)), FALLBACK_FAMILY)
+
+
+def chars_per_token(model: str) -> float:
+    name = model.lower().rsplit("/", 1)[-1]
+    return next(r.chars_per_token for r in TOKEN_RATIOS if name.startswith(r.prefix))
 
 
 def omit_tool_choice(provider_type: str) -> bool:

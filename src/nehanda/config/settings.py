@@ -58,6 +58,7 @@ class ProviderConfig(BaseModel):
     read_timeout: float = 300.0
     max_retries: int = 3
     context_cap: int | None = None
+    context_window: int | None = None
 
     def api_key(self, environ: Mapping[str, str] = os.environ) -> str | None:
         """The API key from the environment variable the entry names, if any."""
@@ -80,6 +81,7 @@ class ProviderEntry(BaseModel):
     read_timeout: float = Field(default=300.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)
     context_cap: int | None = Field(default=None, ge=512)
+    context_window: int | None = Field(default=None, ge=1024)
 
 
 class PermissionsTable(BaseModel):
@@ -137,6 +139,7 @@ class SettingsFile(BaseModel):
     default_provider: str | None = None
     max_turns: int = Field(default=50, ge=1)
     recover_leaked_calls: bool = True
+    auto_compact: bool = True
     providers: dict[str, ProviderEntry] = Field(default_factory=dict)
     permissions: PermissionsTable = Field(default_factory=PermissionsTable)
     mcp_servers: dict[str, McpServerEntry] = Field(default_factory=dict)
@@ -184,6 +187,7 @@ class Settings:
     default_provider: str | None = None
     max_turns: int = 50
     recover_leaked_calls: bool = True
+    auto_compact: bool = True
     providers: dict[str, ProviderEntry] = field(default_factory=dict)
     model: str | None = None
     base_url: str | None = None
@@ -236,6 +240,7 @@ def load_settings(
         or parsed.default_provider,
         max_turns=max_turns,
         recover_leaked_calls=parsed.recover_leaked_calls,
+        auto_compact=parsed.auto_compact,
         providers=dict(parsed.providers),
         model=flags.model or environ.get("NEHANDA_MODEL") or None,
         base_url=flags.base_url,
@@ -443,6 +448,7 @@ def _finish(
         read_timeout=entry.read_timeout,
         max_retries=entry.max_retries,
         context_cap=entry.context_cap or profile.context_cap,
+        context_window=entry.context_window,
     )
 
 

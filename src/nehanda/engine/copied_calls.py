@@ -31,6 +31,7 @@ from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
+from nehanda.providers.prefix import Prefix
 from nehanda.toolcalls import parse_tool_calls
 from nehanda.toolcalls.jsonvalue import decode
 from nehanda.toolcalls.registry import FULL, grammar
@@ -73,14 +74,15 @@ class ToolOutputCalls:
         self._schemas = {spec.name: spec.input_schema for spec in tools}
         self._written: dict[str, str] = {}  # call key -> where it is written
         self._tool_names: dict[str, str] = {}  # call id -> tool name
-        self._messages_read = 0  # the conversation only grows
+        # Only new messages are read: compaction replaces old ones and keeps recent ones.
+        self._read_messages: Prefix[Message, None] = Prefix(self._read_one)
         self._unreadable: str | None = None  # where an output too costly to read was
 
     def mark(self, calls: Sequence[ToolUse], messages: Sequence[Message]) -> list[ToolUse]:
         """``calls``, each one written in an earlier result of ``messages`` marked so."""
         if not calls:
             return []
-        self._read(messages)
+        self.read(messages)
         return [
             replace(call, copied_from=where)
             if (where := self._written.get(_key(call.name, call.input)) or self._unreadable)
@@ -88,16 +90,19 @@ class ToolOutputCalls:
             for call in calls
         ]
 
-    def _read(self, messages: Sequence[Message]) -> None:
-        for message in messages[self._messages_read :]:
-            if message.role in _WRITTEN_BY and message.text:
-                self._note_calls(message.text, _WRITTEN_BY[message.role], plain=True)
-            self._tool_names.update((use.id, use.name) for use in message.tool_uses)
-            for result in message.tool_results:
-                name = self._tool_names.get(result.tool_use_id, "")
-                where = " ".join(f"the output of an earlier {name} call".split())
-                self._note_calls(result.content, where, plain=False)
-        self._messages_read = len(messages)
+    def read(self, messages: Sequence[Message]) -> None:
+        """Reads the messages not read yet; the engine calls it before a compaction too, so
+        that calls written in results it replaces are still known."""
+        self._read_messages.map(messages)
+
+    def _read_one(self, message: Message) -> None:
+        if message.role in _WRITTEN_BY and message.text:
+            self._note_calls(message.text, _WRITTEN_BY[message.role], plain=True)
+        self._tool_names.update((use.id, use.name) for use in message.tool_uses)
+        for result in message.tool_results:
+            name = self._tool_names.get(result.tool_use_id, "")
+            where = " ".join(f"the output of an earlier {name} call".split())
+            self._note_calls(result.content, where, plain=False)
 
     def _note_calls(self, content: str, where: str, *, plain: bool) -> None:
         try:

@@ -1,12 +1,14 @@
 """The turn loop: ask the model, run the calls it makes, send the results back, repeat.
 
 The loop ends at a reply with no tool call, after ``max_turns`` requests, or when
-``LoopGuard`` sees the model going nowhere. Tools are a ``Toolset``: each call is
-checked once (``Toolset.check``) and only a checked call runs. Every ``ToolUse`` gets
-exactly one ``ToolResult``, whatever happens to it (denied, invalid, failed), so the
-transcript stays well-formed for every provider. A provider that refuses native tools switches
-the run to rescue mode and the same turn is asked again: that policy, with leak
-recovery and truncation detection, lives in ``providers.calling``.
+``LoopGuard`` sees the model going nowhere. With a ``ContextKeeper``, every request
+is counted and made to fit the window first (``engine.compaction``). Tools are a
+``Toolset``: each call is checked once (``Toolset.check``) and only a checked call
+runs. Every ``ToolUse`` gets exactly one ``ToolResult``, whatever happens to it
+(denied, invalid, failed), so the transcript stays well-formed for every provider. A
+provider that refuses native tools switches the run to rescue mode and the same turn is
+asked again: that policy, with leak recovery and truncation detection, lives in
+``providers.calling``.
 """
 
 from __future__ import annotations
@@ -15,12 +17,16 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
+from nehanda.engine.compaction import Compacted, Conversation, keep_within
+from nehanda.engine.context import ContextKeeper, RequestCount
 from nehanda.engine.copied_calls import ToolOutputCalls
 from nehanda.engine.guards import LoopGuard, feedback
 from nehanda.engine.reply import Reply
+from nehanda.errors import ContextTooLongError
 from nehanda.events import StreamEvent
 from nehanda.providers.base import ChatRequest, Provider, ToolChoice
 from nehanda.providers.calling import is_truncated, may_be_cut
+from nehanda.providers.window import window_from_error
 from nehanda.types import CheckedCall, Message, Part, TextPart, ToolResult, Toolset, ToolUse, Usage
 
 Checked = tuple[ToolUse, CheckedCall | ToolResult]
@@ -66,9 +72,11 @@ class RunFinished:
     stop_reason: str
     usage: Usage
     problem: str | None = None
+    context: RequestCount | None = None  # the last request, as counted before it was sent
+    window: int | None = None
 
 
-EngineEvent = StreamEvent | TurnStarted | ToolStarted | ToolExecuted | RunFinished
+EngineEvent = StreamEvent | TurnStarted | ToolStarted | ToolExecuted | RunFinished | Compacted
 
 
 @dataclass
@@ -79,6 +87,7 @@ class Agent:
     max_turns: int = 50
     tool_choice: ToolChoice | None = "auto"
     messages: list[Message] = field(default_factory=list)
+    context: ContextKeeper | None = None
     _output_calls: ToolOutputCalls = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -94,6 +103,8 @@ class Agent:
                 yield event
             end = reply.finished(self.provider.name, self.model)
             usage += end.usage
+            if self.context:
+                self.context.observe(end.usage)
             truncated = is_truncated(reply.end, reply.tool_uses, reply.problems)
             runnable = self._output_calls.mark(
                 [use for use in reply.tool_uses if not (truncated and may_be_cut(use))],
@@ -108,20 +119,54 @@ class Agent:
                     results = tuple(not_run(use, stop) for use in runnable)
                     self.messages.append(Message("tool", results))
                 reason = "error" if stop else end.stop_reason
-                yield RunFinished(reply.text, turn, reason, usage, stop)
+                yield self._finished(reply.text, turn, reason, usage, stop)
                 return
             async for event in self._run_calls(checked, feedback(reply.problems, truncated)):
                 yield event
         problem = f"stopped after {self.max_turns} turns (--max-turns); the task may be unfinished"
-        yield RunFinished(reply.text, self.max_turns, "max_turns", usage, problem)
+        yield self._finished(reply.text, self.max_turns, "max_turns", usage, problem)
+
+    def _finished(
+        self, text: str, turns: int, reason: str, usage: Usage, problem: str | None
+    ) -> RunFinished:
+        last, window = (self.context.last, self.context.window) if self.context else (None, None)
+        return RunFinished(text, turns, reason, usage, problem, last, window)
+
+    def context_use(self) -> RequestCount | None:
+        """The next request as counted now (``None`` without a ``ContextKeeper``)."""
+        return self.context.count(self._request()) if self.context else None
+
+    async def compact(self, *, force: bool = False, focus: str = "") -> AsyncIterator[Compacted]:
+        """Makes the next request fit the window (``force``: compacts now, as ``/compact``)."""
+        if self.context is not None:
+            self._output_calls.read(self.messages)
+            specs = self.toolset.specs
+            convo = Conversation(self.provider, self.model, self.messages, specs, self.tool_choice)
+            async for done in keep_within(convo, self.context, force=force, focus=focus):
+                yield done
+            self.context.last = self.context.count(self._request())
 
     async def _receive(self, reply: Reply) -> AsyncIterator[EngineEvent]:
         """One response, streamed into ``reply``; a response that never finished still
-        leaves an assistant message, so user and assistant turns keep alternating."""
+        leaves an assistant message, so user and assistant turns keep alternating. A
+        request the server finds too long before answering teaches the window and is
+        compacted and asked again, once."""
         try:
-            async for event in self.provider.stream(self._request()):
-                reply.add(event)
-                yield event
+            async for compacted in self.compact():
+                yield compacted
+            try:
+                async for event in self._stream(reply):
+                    yield event
+            except ContextTooLongError as exc:
+                if self.context is None or reply != Reply():
+                    raise
+                self.context.learn(window_from_error(str(exc)) or self.context.window * 3 // 4)
+                if not self.context.auto_compact:
+                    raise
+                async for compacted in self.compact(force=True):
+                    yield compacted
+                async for event in self._stream(reply):
+                    yield event
             reply.finished(self.provider.name, self.model)
         except BaseException:
             self.messages.append(Message.text_message("assistant", cut_short(reply.text)))
@@ -146,10 +191,17 @@ class Agent:
                 results.append(TextPart(note))
             self.messages.append(Message("tool" if calls else "user", tuple(results)))
 
+    async def _stream(self, reply: Reply) -> AsyncIterator[StreamEvent]:
+        async for event in self.provider.stream(self._request()):
+            reply.add(event)
+            yield event
+
     def _request(self) -> ChatRequest:
-        return ChatRequest(
-            model=self.model,
-            messages=tuple(self.messages),
-            tools=self.toolset.specs,
-            tool_choice=self.tool_choice if self.toolset.specs else None,
-        )
+        if self.context is None:
+            return ChatRequest(
+                self.model,
+                tuple(self.messages),
+                self.toolset.specs,
+                self.tool_choice if self.toolset.specs else None,
+            )
+        return self.context.request(self.model, self.messages, self.toolset.specs, self.tool_choice)

@@ -5,6 +5,10 @@ at most the record in flight; a truncated last line is skipped (with a warning) 
 the log is read back, and the next record written starts a line of its own. Values of
 environment variables whose names say they are secrets (KEY, TOKEN, SECRET, PASSWORD)
 are redacted before anything is written.
+
+A ``compaction`` record says that the conversation went on from a summary and the
+``kept`` most recent messages: reading the log back restores that state, while every
+message before it stays in the file.
 """
 
 from __future__ import annotations
@@ -183,6 +187,10 @@ def _read_record(session: Session, path: Path, number: int, line: bytes) -> None
             session.header = record
         elif kind == "message":
             session.messages.append(message_from_json(record["message"]))
+        elif kind == "compaction":
+            kept = int(record["kept"])
+            recent = session.messages[len(session.messages) - kept :] if kept > 0 else []
+            session.messages = [message_from_json(record["summary"]), *recent]
     except (ValueError, KeyError, TypeError) as exc:
         session.warnings.append(f"{path}:{number}: skipped an unreadable record ({exc})")
 

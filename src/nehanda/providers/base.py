@@ -29,6 +29,7 @@ class ChatRequest:
     # Fields of the wire API the adapter sends as they are (``nehanda serve`` passes a
     # client's own on); they never replace a field the adapter sets itself.
     extra: Mapping[str, Any] = field(default_factory=dict)
+    small_window: bool = False  # rescue mode teaches the tools in its compact tier
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,10 @@ class ToolCalling(Wrapper):
         self.recover_leaks = recover_leaks
         self._rescue = RescueProvider(inner)
 
+    def as_sent(self, request: ChatRequest) -> ChatRequest:
+        """``request`` as the server will receive it in the current mode (for counting)."""
+        return self._rescue.shape(request) if self.mode == "rescue" else request
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         answered = False
         asked_in = self.mode

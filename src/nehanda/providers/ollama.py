@@ -9,14 +9,16 @@ short, and none of its calls runs: ``ToolUseEnd`` waits for that line.
 Every request carries ``options.num_ctx``. Ollama's small default context silently
 drops the start of a long prompt, tool definitions included, and a model that lost
 its tools describes actions instead of calling them; so nehanda asks for the model's
-own context length (from ``/api/show``), capped by the ``context_cap`` setting, and
-says so when the prompt looks larger than that.
+own context length (from ``/api/show``), capped by the ``context_cap`` setting (or the
+``context_window`` setting, which wins), and says so when the prompt looks larger than that.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Mapping
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import httpx
@@ -41,6 +43,7 @@ from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
 from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.ollama_show import OllamaModelInfo, explained
 from nehanda.providers.openai_compat import tool_to_openai
+from nehanda.providers.prefix import Prefix
 from nehanda.providers.sse import NDJSONDecoder
 from nehanda.providers.streaming import stream_events
 from nehanda.providers.tool_support import ToolSupportCache
@@ -128,20 +131,42 @@ def _int(value: Any) -> int:
 def messages_to_ollama(messages: tuple[Message, ...] | list[Message]) -> list[JsonObject]:
     """Our transcript as ``/api/chat`` messages; results name their tool (``tool_name``)."""
     names = {use.id: use.name for message in messages for use in message.tool_uses}
-    out: list[JsonObject] = []
-    for message in messages:
-        for result in message.tool_results:
-            tool_name = names.get(result.tool_use_id, "")
-            out.append({"role": "tool", "content": result.content, "tool_name": tool_name})
-        text, calls = message.text, message.tool_uses
-        if message.role == "assistant":
-            if text or calls:
-                out.append(_assistant(text, calls))
-        elif text or not message.parts:
-            out.append(
-                {"role": "user" if message.role == "tool" else message.role, "content": text}
-            )
+    return [entry for message in messages for entry in message_to_ollama(message, names)]
+
+
+def message_to_ollama(message: Message, names: Mapping[str, str]) -> list[JsonObject]:
+    """One message as ``/api/chat`` messages; ``names`` maps call ids to tool names."""
+    out: list[JsonObject] = [
+        {"role": "tool", "content": r.content, "tool_name": names.get(r.tool_use_id, "")}
+        for r in message.tool_results
+    ]
+    text, calls = message.text, message.tool_uses
+    if message.role == "assistant":
+        if text or calls:
+            out.append(_assistant(text, calls))
+    elif text or not message.parts:
+        out.append({"role": "user" if message.role == "tool" else message.role, "content": text})
     return out
+
+
+class RenderedMessages:
+    """Each message's ``/api/chat`` form and the length of its JSON, made once per
+    conversation: the payload and the size estimate both read them."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}
+        self._prefix: Prefix[Message, tuple[list[JsonObject], int]] = Prefix(self._render)
+
+    def render(self, messages: tuple[Message, ...]) -> tuple[list[JsonObject], int]:
+        rendered = self._prefix.map(messages)
+        entries = list(chain.from_iterable(map(itemgetter(0), rendered)))
+        return entries, sum(map(itemgetter(1), rendered))
+
+    def _render(self, message: Message) -> tuple[list[JsonObject], int]:
+        # A call always comes before its result, so its name is known by then.
+        self._names.update((use.id, use.name) for use in message.tool_uses)
+        entries = message_to_ollama(message, self._names)
+        return entries, len(json.dumps(entries))
 
 
 def _assistant(text: str, calls: list[ToolUse]) -> JsonObject:
@@ -153,8 +178,14 @@ def _assistant(text: str, calls: list[ToolUse]) -> JsonObject:
     return message
 
 
-def build_payload(request: ChatRequest, model: str, num_ctx: int | None) -> JsonObject:
-    """The JSON body of a streaming ``/api/chat`` request."""
+def build_payload(
+    request: ChatRequest,
+    model: str,
+    num_ctx: int | None,
+    messages: list[JsonObject] | None = None,
+) -> JsonObject:
+    """The JSON body of a streaming ``/api/chat`` request; ``messages``, when given, is
+    ``request.messages`` already rendered."""
     options: JsonObject = {}
     if num_ctx is not None:
         options["num_ctx"] = num_ctx
@@ -166,7 +197,7 @@ def build_payload(request: ChatRequest, model: str, num_ctx: int | None) -> Json
         options["stop"] = list(request.stop)
     payload: JsonObject = {
         "model": model,
-        "messages": messages_to_ollama(request.messages),
+        "messages": messages_to_ollama(request.messages) if messages is None else messages,
         "stream": True,
         "options": options,
     }
@@ -176,14 +207,18 @@ def build_payload(request: ChatRequest, model: str, num_ctx: int | None) -> Json
 
 
 def context_window(found: Capabilities, cap: int | None) -> int | None:
-    """``num_ctx``: the model's own context length, never above ``cap``."""
+    """``num_ctx``: the model's own context length, never above ``cap`` (the
+    ``context_window`` setting, else ``context_cap``), and never above the model's own."""
     lengths = [n for n in (found.context_length, cap) if n]
     return min(lengths) if lengths else None
 
 
-def estimated_tokens(payload: Mapping[str, Any]) -> int:
-    text = json.dumps(payload.get("messages", [])) + json.dumps(payload.get("tools", []))
-    return len(text) // CHARS_PER_TOKEN
+def estimated_tokens(payload: Mapping[str, Any], messages_chars: int | None = None) -> int:
+    """Characters / 4 of the messages and tools; ``messages_chars`` saves serialising the
+    messages again when their length is known."""
+    if messages_chars is None:
+        messages_chars = len(json.dumps(payload.get("messages", [])))
+    return (messages_chars + len(json.dumps(payload.get("tools", [])))) // CHARS_PER_TOKEN
 
 
 class OllamaProvider(HTTPProvider):
@@ -205,14 +240,17 @@ class OllamaProvider(HTTPProvider):
             config, self._client, store=store, headers=self._headers, retry=self._retry
         )
         self._warned: set[str] = set()
+        self._rendered = RenderedMessages()
 
     async def capabilities(self, model: str) -> Capabilities:
         return await self._info.capabilities(model)
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         model = request.model or self._config.model or ""
-        num_ctx = context_window(await self.capabilities(model), self._cap)
-        payload = build_payload(request, model, num_ctx)
+        found = await self.capabilities(model)
+        num_ctx = context_window(found, self._config.context_window or self._cap)
+        messages, chars = self._rendered.render(request.messages)
+        payload = build_payload(request, model, num_ctx, messages)
         target = Target(self._config.base_url + "/api/chat", self.name, model)
         opened = open_stream(
             self._client,
@@ -226,15 +264,15 @@ class OllamaProvider(HTTPProvider):
         decoder = NDJSONDecoder(provider=self.name, model=model)
         with explained(model, self._config.base_url):
             async for event in stream_events(
-                opened, decoder, state, lambda: self._context_notice(model, payload, num_ctx)
+                opened, decoder, state, lambda: self._context_notice(model, payload, num_ctx, chars)
             ):
                 yield event
 
     def _context_notice(
-        self, model: str, payload: Mapping[str, Any], num_ctx: int | None
+        self, model: str, payload: Mapping[str, Any], num_ctx: int | None, chars: int
     ) -> list[StreamEvent]:
         """Said once per model: Ollama gives no sign when it cuts a prompt."""
-        tokens = estimated_tokens(payload)
+        tokens = estimated_tokens(payload, chars)
         if num_ctx is None or tokens <= num_ctx or model in self._warned:
             return []
         self._warned.add(model)

@@ -23,9 +23,13 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
+import httpx
+
 from nehanda.config.profiles import omit_tool_choice
+from nehanda.config.settings import ProviderConfig
 from nehanda.errors import StreamProtocolError
 from nehanda.events import (
     MessageEnd,
@@ -38,11 +42,13 @@ from nehanda.events import (
 )
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.providers.http import HTTPProvider, open_stream
+from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
 from nehanda.providers.http_errors import Target, error_message
+from nehanda.providers.prefix import Prefix
 from nehanda.providers.sse import SSEDecoder, SSEEvent
 from nehanda.providers.streaming import stream_events
 from nehanda.providers.think_split import ThinkSplitter
+from nehanda.providers.window import ask_window
 from nehanda.types import (
     JsonObject,
     Message,
@@ -240,21 +246,24 @@ def tool_to_openai(tool: ToolSpec) -> JsonObject:
 
 def messages_to_openai(messages: tuple[Message, ...] | list[Message]) -> list[JsonObject]:
     """Our transcript as chat-completions messages; reasoning is never sent back."""
-    out: list[JsonObject] = []
-    for message in messages:
-        for part in message.parts:
-            if isinstance(part, ToolResult):
-                out.append(
-                    {"role": "tool", "tool_call_id": part.tool_use_id, "content": part.content}
-                )
-        text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
-        calls = [p for p in message.parts if isinstance(p, ToolUse)]
-        if message.role == "assistant":
-            if text or calls:
-                out.append(_assistant(text, calls))
-        elif text or not message.parts:
-            role = "user" if message.role == "tool" else message.role
-            out.append({"role": role, "content": text})
+    return [entry for message in messages for entry in message_to_openai(message)]
+
+
+def message_to_openai(message: Message) -> list[JsonObject]:
+    """One message as chat-completions messages (a results message becomes several)."""
+    out: list[JsonObject] = [
+        {"role": "tool", "tool_call_id": part.tool_use_id, "content": part.content}
+        for part in message.parts
+        if isinstance(part, ToolResult)
+    ]
+    text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
+    calls = [p for p in message.parts if isinstance(p, ToolUse)]
+    if message.role == "assistant":
+        if text or calls:
+            out.append(_assistant(text, calls))
+    elif text or not message.parts:
+        role = "user" if message.role == "tool" else message.role
+        out.append({"role": role, "content": text})
     return out
 
 
@@ -272,11 +281,18 @@ def _assistant(text: str, calls: list[ToolUse]) -> JsonObject:
     return message
 
 
-def build_payload(request: ChatRequest, model: str, *, send_tool_choice: bool = True) -> JsonObject:
-    """The JSON body of a streaming ``/chat/completions`` request."""
+def build_payload(
+    request: ChatRequest,
+    model: str,
+    *,
+    send_tool_choice: bool = True,
+    messages: list[JsonObject] | None = None,
+) -> JsonObject:
+    """The JSON body of a streaming ``/chat/completions`` request; ``messages``, when
+    given, is ``request.messages`` already rendered."""
     payload: JsonObject = {
         "model": model,
-        "messages": messages_to_openai(request.messages),
+        "messages": messages_to_openai(request.messages) if messages is None else messages,
         "stream": True,
         "stream_options": {"include_usage": True},
     }
@@ -296,18 +312,40 @@ def build_payload(request: ChatRequest, model: str, *, send_tool_choice: bool = 
 class OpenAICompatProvider(HTTPProvider):
     """A ``Provider`` for any server speaking OpenAI's streaming chat-completions API."""
 
+    def __init__(
+        self,
+        config: ProviderConfig,
+        *,
+        api_key: str | None = None,
+        client: httpx.AsyncClient | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        super().__init__(config, api_key=api_key, client=client, retry=retry)
+        self._windows: dict[str, int | None] = {}
+        # Each message rendered once for the conversation, not once per request.
+        self._rendered: Prefix[Message, list[JsonObject]] = Prefix(message_to_openai)
+
     async def capabilities(self, model: str) -> Capabilities:
-        return Capabilities(native_tools=None)
+        """Native tools are found out by asking; the window is what the server reports."""
+        if model not in self._windows:
+            self._windows[model] = await ask_window(
+                self._client, self._config, model, self._auth_headers()
+            )
+        return Capabilities(native_tools=None, context_length=self._windows[model])
+
+    def _auth_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         model = request.model or self._config.model or ""
         url = self._config.base_url.rstrip("/") + "/chat/completions"
-        headers = {"Accept": "text/event-stream"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
+        headers = {"Accept": "text/event-stream", **self._auth_headers()}
         target = Target(url, self.name, model)
         payload = build_payload(
-            request, model, send_tool_choice=not omit_tool_choice(self._config.type)
+            request,
+            model,
+            send_tool_choice=not omit_tool_choice(self._config.type),
+            messages=list(chain.from_iterable(self._rendered.map(request.messages))),
         )
         opened = open_stream(
             self._client, target, payload, headers=headers, timeout=self._timeout, retry=self._retry

@@ -10,7 +10,7 @@ the native path and the user never sees call markup.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import replace
 
 from nehanda.events import (
@@ -21,7 +21,8 @@ from nehanda.events import (
     ToolCallProblem,
     ToolUseEnd,
 )
-from nehanda.providers.base import ChatRequest, Wrapper
+from nehanda.providers.base import ChatRequest, Provider, Wrapper
+from nehanda.providers.prefix import Prefix
 from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
 from nehanda.toolcalls.prompt import (
     is_example_echo,
@@ -34,11 +35,53 @@ from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse
 
 
 class RescueProvider(Wrapper):
+    def __init__(self, inner: Provider) -> None:
+        super().__init__(inner)
+        self._rendered = RenderCache()
+
+    def shape(self, request: ChatRequest) -> ChatRequest:
+        """``rescue_request(request)``, each message rendered once for the conversation."""
+        return rescue_request(request, self._rendered)
+
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         state = RescueStreamState(request.tools)
-        async for event in self.inner.stream(rescue_request(request)):
+        async for event in self.inner.stream(self.shape(request)):
             for out in state.handle(event):
                 yield out
+
+
+class RenderCache:
+    """Rendered forms kept by the identity of what they render (messages are immutable),
+    so a long conversation is not rendered again on every request."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}  # call id -> tool name, of every call seen
+        self._body: Prefix[Message, Message | None] = Prefix(self._render)
+        self._prompts: dict[tuple[int, bool], tuple[tuple[ToolSpec, ...], str]] = {}
+        self._system: Message | None = None
+
+    def body(self, messages: Sequence[Message]) -> list[Message]:
+        """Every message but the system ones, as text."""
+        return list(filter(None, self._body.map(messages)))
+
+    def _render(self, message: Message) -> Message | None:
+        # A call always comes before its result, so its name is known by then.
+        self._names.update((use.id, use.name) for use in message.tool_uses)
+        return None if message.role == "system" else _as_text(message, self._names)
+
+    def system(self, text: str) -> Message:
+        if self._system is None or self._system.text != text:
+            self._system = Message.text_message("system", text)
+        return self._system
+
+    def prompt(self, tools: tuple[ToolSpec, ...], compact: bool) -> str:
+        kept = self._prompts.get((id(tools), compact))
+        if kept is None or kept[0] is not tools:
+            # Schemas ToolSearch loaded reach the model in its result, not in the prompt.
+            taught = tuple(spec for spec in tools if not spec.searched)
+            kept = (tools, render_tool_prompt(taught, compact=compact))
+            self._prompts = {(id(tools), compact): kept}
+        return kept[1]
 
 
 class RescueStreamState:
@@ -97,19 +140,19 @@ def _refuse_echoes(
             yield event
 
 
-def rescue_request(request: ChatRequest) -> ChatRequest:
+def rescue_request(request: ChatRequest, cache: RenderCache | None = None) -> ChatRequest:
     """The request as a model without native tools must see it."""
+    cache = cache or RenderCache()
     system_texts = [m.text for m in request.messages if m.role == "system" and m.text]
     if request.tools:
-        system_texts.append(render_tool_prompt(s for s in request.tools if not s.searched))
-    names = {use.id: use.name for m in request.messages for use in m.tool_uses}
-    body = [_as_text(m, names) for m in request.messages if m.role != "system"]
+        system_texts.append(cache.prompt(request.tools, request.small_window))
+    body = cache.body(request.messages)
     last_user = max((i for i, m in enumerate(body) if m.role == "user"), default=None)
     if last_user is not None and request.tools:
         required = request.tool_choice == "required"
         text = with_directive(body[last_user].text, required=required)
         body[last_user] = Message.text_message("user", text)
-    system = [Message.text_message("system", "\n\n".join(system_texts))] if system_texts else []
+    system = [cache.system("\n\n".join(system_texts))] if system_texts else []
     return replace(request, messages=(*system, *body), tools=(), tool_choice=None)
 
 

@@ -1,6 +1,6 @@
 """What nehanda has learned about a model's native tool support, kept across runs.
 
-A small JSON file under the XDG cache dir with two kinds of record, both keyed by
+A small JSON file under the XDG cache dir with three kinds of record, both keyed by
 provider type, base URL and model:
 
 - ``refused``: the provider answered that the model does not support tools, so the
@@ -8,7 +8,9 @@ provider type, base URL and model:
 - ``detected``: what a provider found out by asking its server about the model
   (Ollama's ``/api/show``), with the model's version (digest or modification time)
   so that a re-pulled model is asked about again, and one whose version is unknown
-  (no longer listed: perhaps deleted) always is. A refusal corrects this record.
+  (no longer listed: perhaps deleted) always is. A refusal corrects this record;
+- ``windows``: the context window a server's context-length error named, which wins
+  over a larger window the server reports (``providers.window.choose_window``).
 
 Writes are atomic: a crash never leaves a half-written file.
 """
@@ -73,6 +75,17 @@ class ToolSupportCache:
             "native_tools": found.native_tools,
             "context_length": found.context_length,
         }
+        self._write(data)
+
+    def learned_window(self, config: ProviderConfig) -> int | None:
+        """The window the server's own context-length error named for this model."""
+        entry = _section(self._read(), "windows").get(_key(config))
+        tokens = entry.get("tokens") if isinstance(entry, dict) else None
+        return tokens if isinstance(tokens, int) and tokens > 0 else None
+
+    def remember_window(self, config: ProviderConfig, tokens: int) -> None:
+        data = self._read()
+        _section(data, "windows")[_key(config)] = {"tokens": tokens}
         self._write(data)
 
     def _read(self) -> dict[str, Any]:

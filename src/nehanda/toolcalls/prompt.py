@@ -1,9 +1,11 @@
 """What rescue mode tells the model: tool descriptions, the late directive, and the
 transcript rendered as plain text.
 
-Pure string building. Tools are described compactly (a parameter line each, not the
-JSON Schema) with one example call whose values are placeholders no real call would
-carry, so an example copied back verbatim can be recognised and refused.
+Pure string building, in two tiers: the full one, and a compact one for windows of 8k
+tokens or less (first sentences only, one example in all). Tools are described
+compactly (a parameter line each, not the JSON Schema) with an example call whose
+values are placeholders no real call would carry, so an example copied back verbatim
+can be recognised and refused.
 """
 
 from __future__ import annotations
@@ -27,6 +29,12 @@ You can call the tools below. To call one, write a block exactly like this, JSON
 - Never write a [TOOL_RESULT] yourself or guess what a tool would return.
 - Without a call, your text is the final answer."""
 
+COMPACT_INSTRUCTIONS = """\
+# Tools
+To call a tool, write a block like this, JSON inside, then stop for its [TOOL_RESULT]:
+[TOOL_CALL]{"name": "ToolName", "arguments": {"param": "value"}}[/TOOL_CALL]
+Never write a [TOOL_RESULT] yourself. Without a call, your text is the final answer."""
+
 DIRECTIVE = (
     "[SYSTEM DIRECTIVE] If a tool is needed, call it now: "
     '[TOOL_CALL]{"name": ..., "arguments": {...}}[/TOOL_CALL], then stop and wait '
@@ -49,12 +57,39 @@ _DELIMITERS = re.compile(
 _LOOKALIKE = {"[": "［", "<": "‹"}
 
 
-def render_tool_prompt(tools: Iterable[ToolSpec]) -> str:
-    """The system-prompt section that teaches the model every tool and the call format."""
+def render_tool_prompt(tools: Iterable[ToolSpec], *, compact: bool = False) -> str:
+    """The system-prompt section that teaches the model every tool and the call format;
+    ``compact``, for small windows: short texts and a single example."""
+    if compact:
+        shown = [_render_tool(compact_spec(s), i == 0) for i, s in enumerate(tools)]
+        return "\n\n".join([COMPACT_INSTRUCTIONS, *shown])
     return "\n\n".join([INSTRUCTIONS, *(_render_tool(spec) for spec in tools)])
 
 
-def _render_tool(spec: ToolSpec) -> str:
+def first_sentence(text: str, most: int = 200) -> str:
+    text = " ".join(text.split())
+    end = text.find(". ")
+    text = text if end < 0 else text[: end + 1]
+    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
+
+
+def compact_spec(spec: ToolSpec) -> ToolSpec:
+    """The tool as a small window can afford it: each description cut to its first sentence."""
+    properties = spec.input_schema.get("properties")
+    schema = dict(spec.input_schema)
+    if isinstance(properties, dict):
+        schema["properties"] = {
+            name: (
+                {**value, "description": first_sentence(value["description"], 120)}
+                if isinstance(value, dict) and isinstance(value.get("description"), str)
+                else value
+            )
+            for name, value in properties.items()
+        }
+    return ToolSpec(spec.name, first_sentence(spec.description), schema)
+
+
+def _render_tool(spec: ToolSpec, example: bool = True) -> str:
     lines = [f"## {spec.name}", spec.description.strip()]
     properties: Mapping[str, Any] = spec.input_schema.get("properties", {})
     required = set(spec.input_schema.get("required", ()))
@@ -63,7 +98,8 @@ def _render_tool(spec: ToolSpec) -> str:
         lines += [
             _render_parameter(name, schema, name in required) for name, schema in properties.items()
         ]
-    lines.append(render_call(spec.name, example_arguments(spec)))
+    if example:
+        lines.append(render_call(spec.name, example_arguments(spec)))
     return "\n".join(lines)
 
 

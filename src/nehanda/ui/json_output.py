@@ -87,7 +87,7 @@ class JsonOutput:
             "turns": finished.turns,
             "tool_calls": self.tool_calls,
             "stop_reason": finished.stop_reason,
-            "usage": finished.usage.as_dict(),
+            "usage": {**finished.usage.as_dict(), **_context(finished)},
             "error": finished.problem,
         }
 
@@ -106,3 +106,10 @@ class JsonOutput:
     def _write(self, obj: dict[str, Any]) -> None:
         self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         self.out.flush()
+
+
+def _context(finished: RunFinished) -> dict[str, int]:
+    """The last request's size as nehanda counted it, beside the window it had to fit."""
+    if finished.context is None or finished.window is None:
+        return {}
+    return {"context_tokens": finished.context.total, "context_window": finished.window}

@@ -253,10 +253,13 @@ class LiveRenderer:
         usage = event.usage
         seconds = time.perf_counter() - self._started
         requests = f"{event.turns} request{'s' if event.turns != 1 else ''}"
+        context = ""
+        if event.context is not None and event.window:
+            context = f" · context {event.context.total / event.window:.0%} of {event.window:,}"
         self.console.print(
             Text(
                 f"{usage.input_tokens:,} tokens in · {usage.output_tokens:,} out · "
-                f"{requests} · {duration(seconds)}",
+                f"{requests} · {duration(seconds)}{context}",
                 "dim",
             )
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from nehanda.engine.compaction import Compacted
 from nehanda.engine.loop import EngineEvent, ToolExecuted
 from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice
 from nehanda.tools.registry import BUILTIN_TOOLS
@@ -43,6 +44,8 @@ def describe_notice(event: EngineEvent) -> str | None:
         return steering_note(event.result.content)
     if isinstance(event, ModeSwitched):
         return f"switched to {event.mode} mode for this model ({event.reason})"
+    if isinstance(event, Compacted):
+        return describe_compaction(event)
     if isinstance(event, LeakedCallsRecovered):
         count = len(event.calls)
         return (
@@ -50,3 +53,12 @@ def describe_notice(event: EngineEvent) -> str | None:
             "the model wrote as text; running them as calls"
         )
     return None
+
+
+def describe_compaction(event: Compacted) -> str:
+    how = "a summary" if event.problem is None else f"a list of the calls ({event.problem})"
+    return (
+        f"context compacted: {event.replaced} older message{'s' if event.replaced != 1 else ''} "
+        f"replaced by {how}; "
+        f"{event.before:,} -> {event.after:,} of {event.window:,} tokens"
+    )

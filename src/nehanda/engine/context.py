@@ -1,0 +1,237 @@
+"""Context accounting: how many tokens a request takes, the window it must fit, the budget.
+
+Every request is counted before it is sent. Local servers often report no usage, so the
+count is an estimate: characters over the model family's characters per token
+(``config.profiles.chars_per_token``, rounded so the estimate errs large), corrected by
+the server's own count of the previous request when it reports one. Each message's size
+is computed once and kept by identity, so counting a long transcript costs a dictionary
+look-up per message, not a pass over its text.
+
+``Budget`` scales every threshold with the window: the reply's reserve, the point at which
+the conversation is compacted, and how much of the room compaction frees, so a small window
+does not compact on every step.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from nehanda.providers.base import ChatRequest, ToolChoice
+from nehanda.providers.prefix import Prefix
+from nehanda.toolcalls.prompt import compact_spec
+from nehanda.types import Message, ReasoningPart, TextPart, ToolResult, ToolSpec, ToolUse, Usage
+
+PART_OVERHEAD = 12  # role markers and JSON punctuation around each part, in characters
+SAFETY = 0.9  # the share of the room an estimate may plan to fill
+SMALL_WINDOW = 8192
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Token thresholds for one window."""
+
+    window: int
+
+    @property
+    def reply_reserve(self) -> int:
+        return min(max(self.window // 8, 512), 16384)
+
+    @property
+    def limit(self) -> int:
+        """A request estimated above this is compacted first."""
+        return int((self.window - self.reply_reserve) * SAFETY)
+
+    @property
+    def summary_tokens(self) -> int:
+        return min(max(self.window // 16, 256), 2048)
+
+    @property
+    def small(self) -> bool:
+        return self.window <= SMALL_WINDOW
+
+
+@dataclass(frozen=True)
+class RequestCount:
+    """A request's estimated tokens, split as ``/context`` shows them."""
+
+    system: int
+    tools: int
+    messages: int
+
+    @property
+    def total(self) -> int:
+        return self.system + self.tools + self.messages
+
+
+def part_chars(part: object) -> int:
+    if isinstance(part, TextPart | ReasoningPart):
+        return len(part.text) + PART_OVERHEAD
+    if isinstance(part, ToolUse):
+        return len(part.name) + len(json.dumps(part.input)) + len(part.id) + PART_OVERHEAD
+    if isinstance(part, ToolResult):
+        return len(part.content) + len(part.tool_use_id) + PART_OVERHEAD
+    return PART_OVERHEAD
+
+
+def specs_chars(tools: Iterable[ToolSpec]) -> int:
+    return sum(
+        len(t.name) + len(t.description) + len(json.dumps(t.input_schema)) + 40 for t in tools
+    )
+
+
+@dataclass
+class TokenCounter:
+    """Estimates tokens; sizes are kept per message object (messages are immutable)."""
+
+    chars_per_token: float
+    correction: float = 1.0
+    _sizes: dict[int, tuple[Message, int]] = field(default_factory=dict, repr=False)
+    _tools: dict[int, tuple[tuple[ToolSpec, ...], int]] = field(default_factory=dict, repr=False)
+
+    def chars(self, message: Message) -> int:
+        kept = self._sizes.get(id(message))
+        if kept is not None and kept[0] is message:
+            return kept[1]
+        size = PART_OVERHEAD + sum(part_chars(part) for part in message.parts)
+        self._sizes[id(message)] = (message, size)
+        return size
+
+    def tokens(self, chars: int) -> int:
+        return math.ceil(chars / self.chars_per_token * self.correction)
+
+    def messages(self, messages: Iterable[Message]) -> int:
+        return self.tokens(sum(self.chars(m) for m in messages))
+
+    def tools(self, tools: tuple[ToolSpec, ...]) -> int:
+        kept = self._tools.get(id(tools))
+        if kept is None or kept[0] is not tools:
+            kept = (tools, specs_chars(tools))
+            self._tools[id(tools)] = kept
+        return self.tokens(kept[1])
+
+    def forget(self, keep: Sequence[Message]) -> None:
+        """Drops the sizes of messages no longer in the conversation."""
+        alive = {id(m) for m in keep}
+        self._sizes = {k: v for k, v in self._sizes.items() if k in alive}
+
+
+def cut_middle(text: str, most: int, what: str = "this result") -> str:
+    """``text`` within ``most`` characters: its head and tail, and a note of the cut."""
+    if len(text) <= most:
+        return text
+    keep = max(most - 200, 80)
+    head, tail = text[: keep * 2 // 3], text[len(text) - keep // 3 :]
+    cut = len(text) - len(head) - len(tail)
+    note = (
+        f"\n[... {cut:,} of {len(text):,} characters cut from the middle of {what} to fit "
+        "the context window; ask for a narrower part (a line range, a pattern) to see it ...]\n"
+    )
+    return head + note + tail
+
+
+def trim_results(message: Message, most: int) -> Message:
+    if not any(isinstance(p, ToolResult) and len(p.content) > most for p in message.parts):
+        return message
+    parts = tuple(
+        replace(p, content=cut_middle(p.content, most))
+        if isinstance(p, ToolResult) and len(p.content) > most
+        else p
+        for p in message.parts
+    )
+    return Message(message.role, parts)
+
+
+Shape = Callable[[ChatRequest], ChatRequest]
+
+
+def as_is(request: ChatRequest) -> ChatRequest:
+    return request
+
+
+@dataclass
+class ContextKeeper:
+    """One conversation's window, counter and compaction switch.
+
+    ``shape`` turns a request into the one the server receives (the rescue form in rescue
+    mode), so the rescue prompt is counted; ``on_learned`` remembers a window a server's
+    context-length error named.
+    """
+
+    window: int
+    counter: TokenCounter
+    shape: Shape = as_is
+    auto_compact: bool = True
+    on_learned: Callable[[int], None] | None = None
+    last: RequestCount | None = None
+    _views: tuple[int, Prefix[Message, Message]] | None = field(default=None, repr=False)
+    _sizes: Prefix[Message, int] | None = field(default=None, repr=False)
+    _compact: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] = field(
+        default=((), ()), repr=False
+    )
+
+    @property
+    def budget(self) -> Budget:
+        return Budget(self.window)
+
+    @property
+    def max_result_tokens(self) -> int:
+        """The most one tool result may take of a request; more is cut from its middle."""
+        return self.budget.limit // 3
+
+    def count(self, request: ChatRequest) -> RequestCount:
+        sent = self.shape(request)
+        if self._sizes is None:
+            self._sizes = Prefix(self.counter.chars)
+        sizes = self._sizes.map(sent.messages)
+        head = next((i for i, m in enumerate(sent.messages) if m.role != "system"), len(sizes))
+        return RequestCount(
+            self.counter.tokens(sum(sizes[:head])),
+            self.counter.tools(sent.tools),
+            self.counter.tokens(sum(sizes[head:])),
+        )
+
+    def request(
+        self,
+        model: str,
+        messages: Sequence[Message],
+        tools: tuple[ToolSpec, ...],
+        tool_choice: ToolChoice | None,
+    ) -> ChatRequest:
+        """The next request: results trimmed to fit, tools in the small-window tier if small."""
+        small = self.budget.small
+        if small and tools:
+            if self._compact[0] is not tools:
+                self._compact = (tools, tuple(compact_spec(spec) for spec in tools))
+            tools = self._compact[1]
+        return ChatRequest(
+            model,
+            self.view(messages),
+            tools,
+            tool_choice if tools else None,
+            small_window=small,
+        )
+
+    def view(self, messages: Sequence[Message]) -> tuple[Message, ...]:
+        """The messages as sent: every tool result within ``max_result_tokens``."""
+        most = int(self.max_result_tokens * self.counter.chars_per_token)
+        if self._views is None or self._views[0] != most:
+            self._views = (most, Prefix(lambda message: trim_results(message, most)))
+        return tuple(self._views[1].map(messages))
+
+    def observe(self, usage: Usage) -> None:
+        """The server's count of the request just sent corrects later estimates."""
+        if usage.input_tokens <= 0 or self.last is None or self.last.total <= 0:
+            return
+        ratio = usage.input_tokens / (self.last.total / self.counter.correction)
+        # Never below 1: the estimate was made to err large, and a server whose count
+        # leaves out the template must not make it err small.
+        self.counter.correction = min(max(ratio, 1.0), 2.0)
+
+    def learn(self, tokens: int) -> None:
+        if 0 < tokens < self.window:
+            self.window = tokens
+            if self.on_learned is not None:
+                self.on_learned(tokens)
