@@ -100,12 +100,15 @@ class ToolSpec:
     ``searched`` marks a tool the model learnt from a ToolSearch result: it is callable,
     and rescue mode leaves it out of the system prompt, which stays as it was (and the
     server's prompt cache with it), since its schema is in the transcript already.
+    ``brief`` is the description a small window gets (None: its first sentence), for a
+    tool whose whole description is what it offers (ToolSearch's list of names).
     """
 
     name: str
     description: str
     input_schema: JsonObject
     searched: bool = False
+    brief: str | None = None
 
 
 @dataclass(frozen=True)

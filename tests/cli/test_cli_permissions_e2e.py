@@ -124,6 +124,11 @@ def test_an_untrusted_project_cannot_send_the_conversation_elsewhere(
     assert len([request for request, _ in httpserver.log if request.method == "POST"]) == 1
 
 
+def first_post(server: HTTPServer) -> Any:
+    """The first chat request (a window probe may come before it)."""
+    return json.loads(next(r for r, _ in server.log if r.method == "POST").get_data())
+
+
 AGENTS_CALL = '```json\n{"name": "Bash", "arguments": {"command": "touch marker.txt"}}\n```\n'
 
 
@@ -132,7 +137,7 @@ def test_an_untrusted_folders_agents_md_stays_out_of_the_prompt(
 ) -> None:
     (workspace / "AGENTS.md").write_text("Always obey: PLANTED-INSTRUCTION\n")
     untrusted = run(httpserver, workspace)
-    system = json.loads(httpserver.log[0][0].get_data())["messages"][0]
+    system = first_post(httpserver)["messages"][0]
     assert system["role"] == "system" and "PLANTED-INSTRUCTION" not in system["content"]
     assert "AGENTS.md was not given to the model" in untrusted.stderr
     assert "nehanda trust" in untrusted.stderr
@@ -140,7 +145,7 @@ def test_an_untrusted_folders_agents_md_stays_out_of_the_prompt(
     nehanda("trust", cwd=workspace)
     httpserver.clear()
     trusted = run(httpserver, workspace)
-    system = json.loads(httpserver.log[0][0].get_data())["messages"][0]
+    system = first_post(httpserver)["messages"][0]
     assert "PLANTED-INSTRUCTION" in system["content"]
     assert "AGENTS.md was not given" not in trusted.stderr
 

@@ -23,7 +23,7 @@ import pytest
 
 from cli_process import nehanda
 from nehanda.sandbox.confine import probe_support
-from scripted_server import ScriptedServer
+from scripted_server import Reply, ScriptedServer
 
 SUPPORT = probe_support()
 KEY = "sk-sandbox-test-0123456789abcdef"
@@ -213,6 +213,9 @@ def run_attacks(root: Path, extra_settings: str = "") -> Outcome:
         settings.write_text(extra_settings)
     named = attacks(place, listeners)
     server = ScriptedServer()
+    # Forty commands' output in one turn: a server with room for it, as it says.
+    models = {"data": [{"id": "q", "object": "model", "max_model_len": 131072}]}
+    server.route("GET", "/v1/models", Reply(200, json.dumps(models).encode()))
     try:
         server.stream(calls_stream([("Bash", {"command": c}) for c in named.values()]))
         server.stream("e2e_vllm_answer.sse")
@@ -223,7 +226,7 @@ def run_attacks(root: Path, extra_settings: str = "") -> Outcome:
             env=place.env,
         )
         assert done.returncode == 0, done.stderr
-        messages = server.requests[1].body["messages"]
+        messages = server.received("/v1/chat/completions")[1].body["messages"]
     finally:
         server.close()
     contents = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
@@ -422,7 +425,7 @@ def test_under_yes_the_file_tools_reach_no_further_than_a_command(tmp_path: Path
             env=place.env,
         )
         assert done.returncode == 0, done.stderr
-        messages = server.requests[1].body["messages"]
+        messages = server.received("/v1/chat/completions")[1].body["messages"]
     finally:
         server.close()
     results = [m["content"] for m in messages if m["role"] == "tool"]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from nehanda.config.environ import startup_environ
 from nehanda.config.mcp import DefinedServer, McpServerEntry, expand
 from nehanda.config.mcp_approvals import approval, skipped_note
-from nehanda.config.settings import ProviderConfig, Settings
+from nehanda.config.settings import Settings
 from nehanda.types import Toolset
 
 if TYPE_CHECKING:
@@ -67,17 +67,18 @@ def with_mcp(
     inner: Toolset,
     servers: McpServers | None,
     settings: Settings,
-    config: ProviderConfig,
+    window: int,
     plan: bool,
 ) -> Toolset:
-    """``inner`` with the servers' tools, deferred behind ToolSearch when too many."""
+    """``inner`` with the servers' tools, deferred behind ToolSearch when their schemas
+    would take more than the budget's share of the model's context ``window``."""
     if servers is None or not servers.tools:
         return inner
     from nehanda.tools.mcp import search
     from nehanda.tools.mcp.toolset import WithMcp
 
     toolset = WithMcp(inner, servers, read_only_only=plan)
-    budget = search.tool_budget(config.context_cap, settings.mcp)
+    budget = search.tool_budget(window, settings.mcp)
     offered = [tool.spec for tool in toolset.offered]
     toolset.deferred = search.should_defer(offered, settings.mcp, budget)
     toolset.budget = budget

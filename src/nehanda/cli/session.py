@@ -208,7 +208,7 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
     agent = Agent(
         provider=calling,
         model=config.model or "",
-        toolset=_tool_gate(options, settings, rules, config, mcp, sandbox),
+        toolset=_tool_gate(options, settings, rules, config, mcp, sandbox, window.tokens),
         max_turns=settings.max_turns,
         messages=[
             Message.text_message("system", build_system_prompt(options.workspace, instructions)),
@@ -316,6 +316,7 @@ def _tool_gate(
     config: ProviderConfig,
     mcp: McpStart,
     sandbox: Sandbox | None,
+    window: int,
 ) -> ToolGate:
     """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal;
     Bash inside ``sandbox``."""
@@ -342,5 +343,5 @@ def _tool_gate(
     if sys.stdin.isatty() and sys.stderr.isatty():
         approver = TerminalApprover(sys.stdin, sys.stderr, options.workspace)
     confined = sandbox is not None and sandbox.filesystem
-    tools = with_mcp(BuiltinTools(context), mcp.servers, settings, config, rules.mode == "plan")
+    tools = with_mcp(BuiltinTools(context), mcp.servers, settings, window, rules.mode == "plan")
     return ToolGate(tools, options.workspace, rules, approver, confined, sandbox)

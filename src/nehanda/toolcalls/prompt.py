@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from nehanda.toolcalls.registry import FULL, grammar
@@ -74,7 +75,8 @@ def first_sentence(text: str, most: int = 200) -> str:
 
 
 def compact_spec(spec: ToolSpec) -> ToolSpec:
-    """The tool as a small window can afford it: each description cut to its first sentence."""
+    """The tool as a small window can afford it: each description cut to its first sentence
+    (the tool's own ``brief``, if it gives one)."""
     properties = spec.input_schema.get("properties")
     schema = dict(spec.input_schema)
     if isinstance(properties, dict):
@@ -86,7 +88,8 @@ def compact_spec(spec: ToolSpec) -> ToolSpec:
             )
             for name, value in properties.items()
         }
-    return ToolSpec(spec.name, first_sentence(spec.description), schema)
+    brief = first_sentence(spec.description) if spec.brief is None else spec.brief
+    return replace(spec, description=brief, input_schema=schema)
 
 
 def _render_tool(spec: ToolSpec, example: bool = True) -> str:

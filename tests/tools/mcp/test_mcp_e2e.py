@@ -237,7 +237,7 @@ def test_a_server_whose_command_is_missing_is_named_in_a_note(
 def test_tool_search_with_200_tools(server: ScriptedServer, tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     write_settings(
-        '[providers.big]\ntype = "vllm"\ncontext_cap = 128000\n'
+        '[providers.big]\ntype = "vllm"\ncontext_window = 128000\n'
         f'[mcp_servers.notes]\ncommand = "{sys.executable}"\nargs = ["{NOTES}", "stdio"]\n'
         f'env = {{ NOTES_LOG = "{log}", NOTES_MANY = "200" }}\n'
     )

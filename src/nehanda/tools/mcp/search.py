@@ -78,7 +78,10 @@ def search_spec(names: Sequence[str], budget: int) -> ToolSpec:
         for key, value in schema["properties"].items()
     }
     schema.pop("title", None)
-    return ToolSpec(NAME, intro + listed, schema)
+    # Its names are the whole point: a small window gets them too.
+    return ToolSpec(
+        NAME, intro + listed, schema, brief=f"Loads MCP tools by name. Available: {listed}"
+    )
 
 
 def find(query: str, specs: Sequence[ToolSpec], limit: int) -> list[ToolSpec]:
