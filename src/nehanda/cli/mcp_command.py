@@ -125,6 +125,8 @@ def _what_it_runs(server: DefinedServer) -> str:
         lines = [f"  command: {shlex.join([entry.command or '', *entry.args])}"]
         lines += [f"  env: {key}={value}" for key, value in entry.env.items()]
         lines += [f"  cwd: {entry.cwd}"] if entry.cwd else []
+        confined = "yes: inside the Bash sandbox" if entry.sandbox else "no: with your rights"
+        lines.append(f"  sandbox: {confined}")
     if named := variables_named(entry):
         listed = ", ".join(f"${name}" for name in named)
         lines.append(f"  it is given these variables of your environment: {listed}")

@@ -1,8 +1,10 @@
 """The session's MCP servers: which may start, started, and their tools beside the built-ins.
 
 A project server starts only once approved for its current fingerprint, a server whose
-``${VAR}`` is unset does not start, and each skip is a note. The SDK is imported only
-when some server is to start.
+``${VAR}`` is unset does not start, and each skip is a note. A stdio server with
+``sandbox = true`` starts through ``nehanda.sandbox.launch`` inside the session's Bash
+sandbox, or not at all where there is none. The SDK is imported only when some server
+is to start.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from nehanda.config.environ import startup_environ
 from nehanda.config.mcp import DefinedServer, McpServerEntry, expand
 from nehanda.config.mcp_approvals import approval, skipped_note
 from nehanda.config.settings import Settings
+from nehanda.permissions.decision import PermissionRules
+from nehanda.permissions.sandboxing import session_sandbox
+from nehanda.sandbox.confine import Sandbox
+from nehanda.sandbox.launch import launch_argv
 from nehanda.types import Toolset
 
 if TYPE_CHECKING:
@@ -43,10 +49,29 @@ def runnable(
             notes.append(skipped_note(server, state))
             continue
         try:
-            ready.append((server.name, expand(server.entry, environ)))
+            entry = expand(server.entry, environ)
+            if entry.sandbox:
+                rules = PermissionRules.from_settings(settings.permissions)
+                entry = confined(entry, session_sandbox(settings.sandbox, rules, workspace))
+            ready.append((server.name, entry))
         except ValueError as error:
             notes.append(_skipped(server, str(error)))
     return ready, notes
+
+
+def confined(entry: McpServerEntry, sandbox: Sandbox | None) -> McpServerEntry:
+    """``entry`` started through the launcher inside ``sandbox``; ``ValueError`` saying
+    why where the session has no kernel sandbox (it must not run unconfined)."""
+    if sandbox is None:
+        raise ValueError(
+            "it asks for sandbox = true, but the sandbox is off ([sandbox] enabled = false)"
+        )
+    if not sandbox.filesystem:
+        raise ValueError(
+            "it asks for sandbox = true, but this system has no Landlock (Linux 5.13 or later)"
+        )
+    command, *args = launch_argv(sandbox, entry.command or "", entry.args)
+    return entry.model_copy(update={"command": command, "args": args})
 
 
 async def start_mcp(settings: Settings, workspace: Path) -> McpStart:

@@ -40,13 +40,16 @@ class McpServerEntry(BaseModel):
     headers: dict[str, str] = Field(default_factory=dict)
     timeout: float = Field(default=60.0, gt=0)
     enabled: bool = True
+    sandbox: bool = False
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerEntry:
         if (self.command is None) == (self.url is None):
             raise ValueError("give either command (a stdio server) or url (streamable HTTP)")
-        if self.url is not None and (self.args or self.env or self.cwd):
-            raise ValueError("args, env and cwd belong to a command; a url server takes headers")
+        if self.url is not None and (self.args or self.env or self.cwd or self.sandbox):
+            raise ValueError(
+                "args, env, cwd and sandbox belong to a command; a url server takes headers"
+            )
         return self
 
 
@@ -77,9 +80,11 @@ class DefinedServer:
 
     def fingerprint(self) -> str:
         """What a project server's approval is bound to: everything that says what runs
-        or where requests go, as written (before ``${VAR}`` expansion)."""
+        or where requests go, as written (before ``${VAR}`` expansion), and whether it runs
+        in the sandbox (only when it does, so older approvals stay valid)."""
         entry = self.entry
-        what = [entry.command, entry.args, entry.env, entry.cwd, entry.url, entry.headers]
+        what: list[object] = [entry.command, entry.args, entry.env, entry.cwd, entry.url]
+        what += [entry.headers, *(["sandbox"] if entry.sandbox else [])]
         return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
 
 
