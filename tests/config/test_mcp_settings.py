@@ -124,4 +124,5 @@ def test_approve_command_shows_what_runs(tmp_path: Path) -> None:
     assert "command: python tools.py" in done.stdout
     assert "env: KEY=${OPENAI_API_KEY:-}" in done.stdout
     assert "given these variables of your environment: $OPENAI_API_KEY, $HOME" in done.stdout
+    assert "sandbox: no: with your rights" in done.stdout
     assert started(tmp_path) == (["tools"], [])

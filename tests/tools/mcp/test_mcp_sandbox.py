@@ -74,6 +74,7 @@ def probe_all(place: Place, port: int) -> dict[str, str]:
         "write_inside": ("write", {"path": str(place.workspace / "in.txt"), "text": "x"}),
         "write_outside": ("write", {"path": str(place.outside / "planted"), "text": "x"}),
         "read_secret": ("read", {"path": str(place.secret)}),
+        "read_settings": ("read", {"path": str(user_settings_path())}),
         "connect": ("connect", {"port": port}),
     }
 
@@ -106,6 +107,7 @@ def test_a_sandboxed_server_is_held_to_the_bash_sandbox_and_its_tools_still_work
     assert not (place.outside / "planted").exists()
     assert "Permission denied" in answers["read_secret"]
     assert "the secret" not in answers["read_secret"]
+    assert "Permission denied" in answers["read_settings"]  # nehanda's own folders
     if Sandbox(Policy(place.workspace, Path.home()), SUPPORT).network_method is not None:
         assert answers["connect"].startswith("refused"), answers["connect"]
 
@@ -145,6 +147,7 @@ def test_without_sandbox_the_same_server_reaches_everything(place: Place) -> Non
     assert answers["write_outside"] == "done: 1"
     assert (place.outside / "planted").read_text() == "x"
     assert answers["read_secret"] == "done: the secret"
+    assert answers["read_settings"].startswith("done: [sandbox]")
     assert answers["connect"].startswith("done")
 
 
