@@ -34,6 +34,7 @@ from typing import Any
 
 from nehanda.toolcalls import messages
 from nehanda.toolcalls.dialects import Dialect
+from nehanda.toolcalls.elements import elements
 from nehanda.toolcalls.family import Body, Decoder, Family, Section
 from nehanda.toolcalls.jsonvalue import CLOSED, Failure, ValueScanner, decode
 from nehanda.toolcalls.rawargs import truncated
@@ -57,34 +58,6 @@ _FENCE_OPEN = re.compile(r"```[A-Za-z0-9_]*[ \t]*\n?")
 
 
 # ---------------------------------------------------------------- shared helpers
-
-
-class Ahead:
-    """The next match of ``pattern`` at or after a position that only moves forward.
-
-    A decoder asks for "the next closing tag after here" once per element; caching
-    the last answer keeps that linear when the tag is missing (no rescan to the end
-    for every element).
-    """
-
-    __slots__ = ("_done", "_last", "_pattern", "_text")
-
-    def __init__(self, pattern: re.Pattern[str], text: str) -> None:
-        self._pattern = pattern
-        self._text = text
-        self._last: re.Match[str] | None = None
-        self._done = False
-
-    def after(self, pos: int) -> re.Match[str] | None:
-        last = self._last
-        if last is not None and last.start() >= pos:
-            return last
-        if self._done:
-            return None
-        m = self._pattern.search(self._text, pos)
-        self._last = m
-        self._done = m is None
-        return m
 
 
 # ---------------------------------------------------------------- JSON arguments
@@ -238,53 +211,25 @@ def _invoke_args(
         return json_call(name, stripped, known, closed=True)
     schema = schemas.get(name)
     args: dict[str, Any] = {}
-    opens, closes = Ahead(_PARAM, inner), Ahead(_PARAM_END, inner)
-    pos = 0
-    n = len(inner)
-    while pos < n:
-        m = opens.after(pos)
-        if m is None:
-            break
-        key, string = m.group(1), m.group(2)
-        end = closes.after(m.end())
-        nxt = opens.after(m.end())
-        if end is None or (nxt is not None and nxt.start() < end.start()):
-            # A forgotten closing tag: the value runs to the next parameter.
-            stop = nxt.start() if nxt else n
-            raw, pos = inner[m.end() : stop], stop
-        else:
-            raw, pos = inner[m.end() : end.start()], end.end()
+    for element in elements(inner, _PARAM, _PARAM_END):
+        key, string = element.tag.group(1), element.tag.group(2)
         if key in args:
             return Found(name, {}, ("duplicate_key", messages.duplicate_key(name, key)))
-        args[key] = _dsml_value(raw, string, schema_property(schema, key))
+        args[key] = _dsml_value(element.inner, string, schema_property(schema, key))
     return checked(name, args, known)
 
 
 def decode_dsml(body: Body) -> list[Found] | None:
     """A ``function_calls`` block (or one bare invoke): its invokes, in order."""
-    text = body.text
     found: list[Found] = []
-    opens, closes = Ahead(_INVOKE, text), Ahead(_INVOKE_END, text)
-    pos = 0
-    n = len(text)
-    while pos < n:
-        m = opens.after(pos)
-        if m is None:
-            break
-        name = m.group(1).strip()
-        end = closes.after(m.end())
-        nxt = opens.after(m.end())
-        if end is None or (nxt is not None and nxt.start() < end.start()):
-            if nxt is None and not body.closed:
-                found.append(truncated(name))
-                return found
-            stop = nxt.start() if nxt else n
-            inner, pos = text[m.end() : stop], stop
-        else:
-            inner, pos = text[m.end() : end.start()], end.end()
+    for element in elements(body.text, _INVOKE, _INVOKE_END):
+        name = element.tag.group(1).strip()
+        if element.to_end and not body.closed:
+            found.append(truncated(name))
+            return found
         if _placeholder(name):
             continue
-        found.append(_invoke_args(name, inner, body.schemas, body.known))
+        found.append(_invoke_args(name, element.inner, body.schemas, body.known))
     if found:
         return found
     # The head saw an invoke start: an output that ends before its name closes is cut.

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 
+from nehanda.toolcalls.elements import elements
 from nehanda.toolcalls.families import deepseek
-from nehanda.toolcalls.families.deepseek import Ahead
 from nehanda.toolcalls.family import Body, Family, Section
 from nehanda.toolcalls.rawargs import raw_call, truncated
 from nehanda.toolcalls.shapes import Found
@@ -51,47 +51,18 @@ _HEAD = re.compile(
 def _params(inner: str) -> list[tuple[str, str]]:
     """(key, raw value) pairs in order; a value whose closing tag is missing runs to
     the next parameter."""
-    params: list[tuple[str, str]] = []
-    opens, closes = Ahead(_PARAM, inner), Ahead(_PARAM_END, inner)
-    pos, n = 0, len(inner)
-    while pos < n:
-        m = opens.after(pos)
-        if m is None:
-            break
-        end = closes.after(m.end())
-        nxt = opens.after(m.end())
-        if end is None or (nxt is not None and nxt.start() < end.start()):
-            stop = nxt.start() if nxt is not None else n
-            params.append((m.group(1), inner[m.end() : stop]))
-            pos = stop
-        else:
-            params.append((m.group(1), inner[m.end() : end.start()]))
-            pos = end.end()
-    return params
+    return [(e.tag.group(1), e.inner) for e in elements(inner, _PARAM, _PARAM_END)]
 
 
 def decode_invokes(body: Body) -> list[Found] | None:
     """Every ``<steptml:invoke>`` in ``body.text``, in order; None when there is none."""
-    text = body.text
     found: list[Found] = []
-    opens, closes = Ahead(_INVOKE, text), Ahead(_INVOKE_END_RE, text)
-    pos, n = 0, len(text)
-    while pos < n:
-        m = opens.after(pos)
-        if m is None:
-            break
-        name = m.group(1).strip()
-        end = closes.after(m.end())
-        nxt = opens.after(m.end())
-        if end is None or (nxt is not None and nxt.start() < end.start()):
-            if nxt is None and not body.closed:
-                found.append(truncated(name))
-                return found
-            stop = nxt.start() if nxt is not None else n
-            inner, pos = text[m.end() : stop], stop
-        else:
-            inner, pos = text[m.end() : end.start()], end.end()
-        found.append(raw_call(name, _params(inner), body.known, body.schemas))
+    for element in elements(body.text, _INVOKE, _INVOKE_END_RE):
+        name = element.tag.group(1).strip()
+        if element.to_end and not body.closed:
+            found.append(truncated(name))
+            return found
+        found.append(raw_call(name, _params(element.inner), body.known, body.schemas))
     if found:
         return found
     return None if body.closed else [truncated(None)]
