@@ -22,6 +22,7 @@ from nehanda.serve.wire import (
     ClientRequest,
     Collected,
     choose_tools,
+    model_and_messages,
     optional_int,
     optional_number,
     require_dict,
@@ -45,12 +46,7 @@ SSE = tuple[str, JsonObject]
 
 def parse_anthropic(body: JsonObject) -> ClientRequest:
     """A ``/v1/messages`` body; ``BadRequest`` says what is wrong with it."""
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise BadRequest("model is required: the name of the model to answer")
-    raw_messages = body.get("messages")
-    if not isinstance(raw_messages, list) or not raw_messages:
-        raise BadRequest("messages must be a non-empty list")
+    model, raw_messages = model_and_messages(body)
     system = text_of(body.get("system"), "system")
     messages = [_message(m, f"messages[{i}]") for i, m in enumerate(raw_messages)]
     if system:

@@ -21,6 +21,7 @@ from nehanda.serve.wire import (
     Collected,
     arguments_object,
     choose_tools,
+    model_and_messages,
     optional_int,
     optional_number,
     require_dict,
@@ -58,12 +59,7 @@ _HANDLED = frozenset(
 
 def parse_openai(body: JsonObject) -> ClientRequest:
     """A ``/v1/chat/completions`` body; ``BadRequest`` says what is wrong with it."""
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise BadRequest("model is required: the name of the model to answer")
-    raw_messages = body.get("messages")
-    if not isinstance(raw_messages, list) or not raw_messages:
-        raise BadRequest("messages must be a non-empty list")
+    model, raw_messages = model_and_messages(body)
     if body.get("n") not in (None, 1):
         raise BadRequest("n must be 1: nehanda serve returns one choice")
     messages = tuple(_message(m, f"messages[{i}]") for i, m in enumerate(raw_messages))

@@ -97,6 +97,17 @@ def _part_text(part: object, where: str) -> str:
     return ""
 
 
+def model_and_messages(body: JsonObject) -> tuple[str, list[Any]]:
+    """The two fields both protocols require, or ``BadRequest`` saying which is wrong."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise BadRequest("model is required: the name of the model to answer")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise BadRequest("messages must be a non-empty list")
+    return model, messages
+
+
 def require_dict(value: object, where: str) -> JsonObject:
     if not isinstance(value, dict):
         raise BadRequest(f"{where} must be a JSON object")
