@@ -59,10 +59,40 @@ class RenderCache:
         self._body: Prefix[Message, Message | None] = Prefix(self._render)
         self._prompts: dict[tuple[int, bool], tuple[tuple[ToolSpec, ...], str]] = {}
         self._system: Message | None = None
+        self._merged: dict[tuple[int, ...], tuple[tuple[Message, ...], Message]] = {}
 
     def body(self, messages: Sequence[Message]) -> list[Message]:
-        """Every message but the system ones, as text."""
-        return list(filter(None, self._body.map(messages)))
+        """Every message but the system ones, as text, user messages in a row as one:
+        some servers refuse two (a Ctrl-C'd call's result, then the next prompt)."""
+        body: list[Message] = []
+        run: list[Message] = []
+        merged: dict[tuple[int, ...], tuple[tuple[Message, ...], Message]] = {}
+        for message in [*filter(None, self._body.map(messages)), None]:
+            if message is not None and message.role == "user":
+                run.append(message)
+                continue
+            if run:
+                body.append(self._merge(tuple(run), merged))
+                run = []
+            if message is not None:
+                body.append(message)
+        self._merged = merged
+        return body
+
+    def _merge(
+        self,
+        run: tuple[Message, ...],
+        merged: dict[tuple[int, ...], tuple[tuple[Message, ...], Message]],
+    ) -> Message:
+        if len(run) == 1:
+            return run[0]
+        key = tuple(map(id, run))
+        kept = self._merged.get(key)
+        if kept is None or any(a is not b for a, b in zip(kept[0], run, strict=True)):
+            parts = [part for m in run for part in (TextPart("\n\n"), *m.parts)][1:]
+            kept = (run, Message("user", tuple(parts)))
+        merged[key] = kept
+        return kept[1]
 
     def _render(self, message: Message) -> Message | None:
         # A call always comes before its result, so its name is known by then.
