@@ -133,7 +133,10 @@ def test_refusal_is_told_to_the_user_once(server: ScriptedServer, workspace: Pat
     )
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("switched to rescue mode") == 1
-    assert done.stdout == "The README says: install it with `pip install widget`.\n"
+    # Text streams as it arrives, the prose before the call included, as on a terminal.
+    assert done.stdout == (
+        "I will read the file.\nThe README says: install it with `pip install widget`.\n"
+    )
 
 
 def test_leaked_call_on_the_native_path_runs_and_is_reported(

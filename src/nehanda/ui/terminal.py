@@ -1,7 +1,8 @@
 """Human output for ``--output text``: the answer on stdout, activity on stderr.
 
-When stdout is a terminal the answer streams as it arrives; when it is a pipe, only
-the final answer is written, once. Activity lines go to stderr, decorated only when
+The answer streams as it arrives, flushed per delta, to a terminal and to a pipe alike
+(``nehanda run ... | tee log`` streams, and a cut-off stream leaves its partial answer
+on stdout). Activity lines go to stderr, decorated only when
 stderr is a terminal and ``NO_COLOR`` is unset.
 """
 
@@ -31,7 +32,6 @@ class TerminalOutput:
     err: IO[str]
 
     def __post_init__(self) -> None:
-        self.stream_answer = self.out.isatty()
         self.color = _decorated(self.err)
         self._at_line_start = True
 
@@ -39,7 +39,7 @@ class TerminalOutput:
         pass
 
     def handle(self, event: EngineEvent) -> None:
-        if isinstance(event, TextDelta) and self.stream_answer:
+        if isinstance(event, TextDelta):
             self.out.write(event.text)
             self.out.flush()
             self._at_line_start = event.text.endswith("\n")
@@ -83,16 +83,12 @@ class TerminalOutput:
         self.err.flush()
 
     def _finish(self, event: RunFinished) -> None:
-        if self.stream_answer:
-            self._end_line()
-        else:
-            self.out.write(event.text if event.text.endswith("\n") else event.text + "\n")
-            self.out.flush()
+        self._end_line()
         if event.problem:
             self.error(event.problem)
 
     def _end_line(self) -> None:
-        if self.stream_answer and not self._at_line_start:
+        if not self._at_line_start:
             self.out.write("\n")
             self.out.flush()
             self._at_line_start = True
