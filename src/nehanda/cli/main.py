@@ -73,14 +73,32 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
 @click.version_option(__version__, "-V", "--version", prog_name="nehanda")
 @session_options
+@click.option(
+    "--print",
+    "-p",
+    "print_prompt",
+    metavar="PROMPT",
+    help="Answer PROMPT and exit: the same as `nehanda run PROMPT` (with --output).",
+)
+@click.option("--output", "output_format", type=click.Choice(OUTPUT_FORMATS), hidden=True)
 @click.pass_context
 def cli(context: click.Context, /, **options: Any) -> int | None:
     """An agentic assistant whose tool calls work on any model.
 
     With no command, starts an interactive session (the same as `nehanda chat`).
     """
+    prompt, output_format = options.pop("print_prompt"), options.pop("output_format")
     if context.invoked_subcommand is not None:
+        if prompt is not None or output_format is not None:
+            raise click.UsageError("-p/--print and --output go without a command")
         return None
+    if prompt is not None:
+        return cast(
+            "int",
+            context.invoke(run, prompt=prompt, output_format=output_format or "text", **options),
+        )
+    if output_format is not None:
+        raise click.UsageError("--output goes with -p PROMPT or nehanda run")
     return _chat(options)
 
 
