@@ -3,6 +3,7 @@
 ```
 NehandaError
 ├─ ConfigError                      settings file problems, with file:line
+│  └─ UnknownProviderError          --provider names nothing that exists (exit 2)
 ├─ StorageError                     nehanda's own files cannot be written (disk full)
 ├─ ProviderError(provider, model)
 │  ├─ ProviderConnectionError ─ ProviderTimeout
@@ -42,9 +43,17 @@ def with_hint(error: E, hint: str) -> E:
 class NehandaError(Exception):
     """The root of every error nehanda raises on purpose."""
 
+    exit_code = 1  # the command's exit code when this error ends it
+
 
 class ConfigError(NehandaError):
     """A settings file or flag is wrong; the message names the file and line."""
+
+
+class UnknownProviderError(ConfigError):
+    """The provider asked for is neither in settings nor a provider type: a usage error."""
+
+    exit_code = 2
 
 
 class StorageError(NehandaError):

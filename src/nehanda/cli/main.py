@@ -403,5 +403,5 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except NehandaError as exc:  # a command that has no error handling of its own
         sys.stderr.write(f"error: {exc}\n")
-        sys.exit(1)
+        sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

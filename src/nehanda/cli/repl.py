@@ -63,7 +63,7 @@ async def _main(options: SessionOptions) -> int:
         chat = await open_session(options)
     except NehandaError as exc:
         renderer.error(str(exc))
-        return 1
+        return exc.exit_code
     repl = Repl(chat, options, renderer, make_reader())
     try:
         return await repl.run()

@@ -38,7 +38,7 @@ def run_once(options: RunOptions) -> int:
     try:
         finished = asyncio.run(_run(options, description, output))
     except NehandaError as exc:
-        return _failed(output, str(exc))
+        return _failed(output, str(exc), exc.exit_code)
     except KeyboardInterrupt:
         if isinstance(output, JsonOutput):
             output.error(INTERRUPTED)
@@ -61,11 +61,11 @@ def _output(output_format: str, description: RunDescription) -> Output:
     return JsonOutput(sys.stdout, sys.stderr, description, stream=output_format == "stream-json")
 
 
-def _failed(output: Output, message: str) -> int:
+def _failed(output: Output, message: str, code: int = 1) -> int:
     output.error(message)
     if isinstance(output, JsonOutput):
         sys.stderr.write(f"error: {message}\n")
-    return 1
+    return code
 
 
 async def _run(options: RunOptions, description: RunDescription, output: Output) -> RunFinished:

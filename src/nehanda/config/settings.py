@@ -36,7 +36,7 @@ from nehanda.config.mcp import Origin as McpOrigin
 from nehanda.config.permission_modes import Mode
 from nehanda.config.profiles import PROFILES, profile_for
 from nehanda.config.trust import is_trusted, restrain_untrusted
-from nehanda.errors import ConfigError
+from nehanda.errors import ConfigError, UnknownProviderError
 from nehanda.fs import config_dir
 
 ProviderType = Literal["openai", "lmstudio", "vllm", "ollama", "anthropic", "nehanda"]
@@ -421,7 +421,7 @@ def resolve_named_provider(
         return _finish(name, ProviderEntry(type=name), settings, environ)  # type: ignore[arg-type]
     known = sorted(settings.providers)
     configured = f" Configured: {', '.join(known)}." if known else ""
-    raise ConfigError(
+    raise UnknownProviderError(
         f"unknown provider {name!r}. Use a provider type ({', '.join(PROVIDER_TYPES)}) "
         f"or a name from your settings file.{configured}"
     )

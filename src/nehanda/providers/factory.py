@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from nehanda.config.profiles import profile_for
 from nehanda.config.settings import ProviderConfig
+from nehanda.errors import ConfigError
 from nehanda.providers.base import Provider
 
 
 def create_provider(config: ProviderConfig) -> Provider:
+    """The adapter for ``config``; ``ConfigError`` when an official endpoint would be
+    sent a request without its key (a server at the user's own address may need none)."""
+    official = profile_for(config.type).default_base_url
+    if config.api_key_env and config.base_url == official and not config.api_key():
+        raise ConfigError(
+            f"{config.api_key_env} is not set: export {config.api_key_env}=<your key> "
+            f"to use {official}, or pass --base-url for a server of your own"
+        )
     if config.type == "ollama":
         from nehanda.providers.ollama import OllamaProvider
 

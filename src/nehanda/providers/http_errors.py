@@ -162,6 +162,16 @@ def status_error(
     return cls(f"{where}: {reason}", status=status, body=body, **names)
 
 
+def key_hint(api_key_env: str | None) -> str:
+    """What to do when a server refused a request sent without a key."""
+    if api_key_env:
+        return f"set {api_key_env}"
+    return (
+        "the server wants a key: put it in an environment variable and name that "
+        "variable with api_key_env in this provider's settings"
+    )
+
+
 def transport_error(
     exc: httpx.TransportError, target: Target, timeout: httpx.Timeout
 ) -> ProviderError:

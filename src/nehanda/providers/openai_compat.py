@@ -30,7 +30,7 @@ import httpx
 
 from nehanda.config.profiles import omit_tool_choice
 from nehanda.config.settings import ProviderConfig
-from nehanda.errors import StreamProtocolError
+from nehanda.errors import AuthenticationError, StreamProtocolError, with_hint
 from nehanda.events import (
     MessageEnd,
     ReasoningDelta,
@@ -43,7 +43,7 @@ from nehanda.events import (
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
-from nehanda.providers.http_errors import Target, error_message
+from nehanda.providers.http_errors import Target, error_message, key_hint
 from nehanda.providers.prefix import Prefix
 from nehanda.providers.sse import SSEDecoder, SSEEvent
 from nehanda.providers.streaming import stream_events
@@ -351,5 +351,10 @@ class OpenAICompatProvider(HTTPProvider):
             self._client, target, payload, headers=headers, timeout=self._timeout, retry=self._retry
         )
         state = OpenAIStreamState(provider=self.name, model=model)
-        async for event in stream_events(opened, SSEDecoder(), state):
-            yield event
+        try:
+            async for event in stream_events(opened, SSEDecoder(), state):
+                yield event
+        except AuthenticationError as exc:
+            if self._api_key:
+                raise
+            raise with_hint(exc, f" ({key_hint(self._config.api_key_env)})") from exc
