@@ -269,14 +269,27 @@ def doctor(
 
 
 @cli.command()
-@click.argument(
-    "folder", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path)
-)
-def trust(folder: Path | None) -> int:
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--list", "listing", is_flag=True, help="List the trusted folders.")
+@click.option("--remove", is_flag=True, help="Stop trusting FOLDER (default: here).")
+def trust(folder: Path | None, listing: bool, remove: bool) -> int:
     """Trust FOLDER (default: here): its .nehanda/settings.toml may then loosen permissions
     and choose providers' addresses and keys."""
-    from nehanda.config.trust import trust_folder
+    from nehanda.config.trust import describe_trusted, trust_folder, untrust_folder
 
+    if listing:
+        if folder is not None or remove:
+            raise click.UsageError("--list takes no FOLDER and no --remove")
+        click.echo(describe_trusted())
+        return 0
+    if remove:
+        forgotten = untrust_folder(folder or Path.cwd())
+        if forgotten is None:
+            raise ConfigError(f"{folder or Path.cwd()} is not trusted (nehanda trust --list)")
+        click.echo(f"no longer trusted: {forgotten}")
+        return 0
+    if folder is not None and not folder.is_dir():
+        raise click.BadParameter(f"{folder} is not a folder", param_hint="FOLDER")
     click.echo(f"trusted {trust_folder(folder or Path.cwd())}")
     return 0
 
