@@ -119,11 +119,18 @@ def run(prompt: str | None, output_format: str, **options: Any) -> int:
 
 @cli.command()
 @click.option("--all", "everywhere", is_flag=True, help="List sessions of every folder.")
-def sessions(everywhere: bool) -> int:
-    """List saved sessions (newest first): id, folder, start, turns, first prompt."""
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Show at most this many sessions.",
+)
+def sessions(everywhere: bool, limit: int) -> int:
+    """List saved sessions (newest first): id, start, turns, folder, first prompt."""
     from nehanda.cli.session_list import describe_sessions
 
-    click.echo(describe_sessions(None if everywhere else Path.cwd().resolve()))
+    click.echo(describe_sessions(None if everywhere else Path.cwd().resolve(), limit=limit))
     return 0
 
 
@@ -397,6 +404,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write("\ninterrupted\n")
         sys.exit(130)
     except NehandaError as exc:  # a command that has no error handling of its own
-        sys.stderr.write(f"error: {exc}\n")
+        from nehanda.cli.error_text import show_error
+
+        show_error(str(exc))
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
