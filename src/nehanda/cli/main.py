@@ -196,6 +196,17 @@ def providers() -> int:
     return 0
 
 
+@cli.command("config")
+def config_command() -> int:
+    """Show the settings files in effect (present or not) and the merged settings."""
+    from nehanda.cli.config_command import describe_config
+    from nehanda.config.settings import load_settings
+
+    workspace = Path.cwd().resolve()
+    click.echo(describe_config(workspace, load_settings(workspace)))
+    return 0
+
+
 EXAM_MODES: dict[str, tuple[ExamMode, ...]] = {
     "native": ("native",),
     "rescue": ("rescue",),
