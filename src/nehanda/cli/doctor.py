@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from nehanda.cli.error_text import show_error
 from nehanda.config.settings import (
     Flags,
     ProviderConfig,
@@ -317,5 +318,5 @@ def _conclude(
     elif chosen:
         click.echo(render_text(exam, summaries, verdict, saved))
     if exam.error and not options.json_output:
-        click.echo(f"error: {exam.error}", err=True)
+        show_error(exam.error)
     return 130 if exam.interrupted else 1 if exam.error else 0

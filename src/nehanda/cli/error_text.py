@@ -7,9 +7,7 @@ stderr stays one line per line written, for programs and ``grep``.
 
 from __future__ import annotations
 
-import shutil
 import sys
-import textwrap
 from typing import TextIO
 
 PREFIX = "error: "
@@ -20,6 +18,8 @@ def error_text(message: str, width: int | None) -> str:
     text = PREFIX + message
     if width is None:
         return text + "\n"
+    import textwrap  # here, not at the top: main imports this module on every start
+
     lines: list[str] = []
     for index, line in enumerate(text.splitlines()):
         lead = len(PREFIX) if index == 0 else len(line) - len(line.lstrip(" ")) + 2
@@ -34,6 +34,8 @@ def error_text(message: str, width: int | None) -> str:
 
 
 def show_error(message: str, stream: TextIO | None = None) -> None:
+    import shutil
+
     stream = stream or sys.stderr
     width = shutil.get_terminal_size().columns if stream.isatty() else None
     stream.write(error_text(message, width))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from nehanda import __version__
+from nehanda.cli.error_text import show_error
 from nehanda.config.permission_modes import MODES, Mode
 from nehanda.errors import ConfigError, NehandaError
 
@@ -140,7 +141,7 @@ def _chat(options: dict[str, Any]) -> int:
     try:
         session = _session_options(options)
     except NehandaError as exc:
-        click.echo(f"error: {exc}", err=True)
+        show_error(str(exc))
         return 1
     return run_repl(session)
 
@@ -190,7 +191,7 @@ def providers() -> int:
         settings = load_settings(Path.cwd().resolve())
         PermissionRules.from_settings(settings.permissions)  # a broken rule stops a run too
     except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
+        show_error(str(exc))
         return 1
     click.echo(describe_providers(settings))
     return 0
@@ -280,7 +281,7 @@ def doctor(
     if diagnosis.checks:
         click.echo(diagnosis.render())
     if diagnosis.problem:
-        click.echo(f"error: {diagnosis.problem}", err=True)
+        show_error(diagnosis.problem)
         return 1
     click.echo("ok: nehanda can use this provider")
     return 0
@@ -325,7 +326,7 @@ def mcp(context: click.Context) -> int:
     try:
         click.echo(asyncio.run(list_servers(Path.cwd().resolve())))
     except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
+        show_error(str(exc))
         return 1
     return 0
 
@@ -340,7 +341,7 @@ def mcp_approve(name: str, confirmed: bool) -> int:
     try:
         return approve_server(Path.cwd().resolve(), name, confirmed)
     except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
+        show_error(str(exc))
         return 1
 
 
@@ -415,8 +416,6 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write("\ninterrupted\n")
         sys.exit(130)
     except NehandaError as exc:  # a command that has no error handling of its own
-        from nehanda.cli.error_text import show_error
-
         show_error(str(exc))
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
