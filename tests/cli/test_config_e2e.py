@@ -112,6 +112,7 @@ def test_providers_names_the_user_settings_file(tmp_path: Path) -> None:
         ("cookie", "s=1", MASK),
         ("command", "npx", "npx"),
         ("args", "--key=sk-ant-abcdefgh12345", f"--key={MASK}"),
+        ("args", "--level=debug", "--level=debug"),
         ("args", "AKIAABCDEFGHIJKLMNOP", MASK),
         ("url", "https://h/x?token=1", "https://h/x (user info and query hidden)"),
         ("cwd", "/home/me/src/widget", "/home/me/src/widget"),
@@ -121,3 +122,9 @@ def test_providers_names_the_user_settings_file(tmp_path: Path) -> None:
 def test_what_is_masked(key: str, value: str, shown: Any) -> None:
     assert masked({key: value}) == {key: shown}
     assert masked({"outer": {key: [value]}}) == {"outer": {key: [shown]}}
+
+
+def test_the_value_after_a_secret_flag_is_masked() -> None:
+    args = ["serve", "--password", "hunter2", "--port", "8080", "--api-key=abc"]
+    shown = ["serve", "--password", MASK, "--port", "8080", f"--api-key={MASK}"]
+    assert masked({"args": args}) == {"args": shown}

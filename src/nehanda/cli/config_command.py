@@ -91,11 +91,16 @@ def masked(value: Any, key: str = "") -> Any:
     if isinstance(value, Mapping):
         return {name: masked(item, str(name)) for name, item in value.items()}
     if isinstance(value, list):
-        return [masked(item, key) for item in value]
+        # The item after a flag such as ``--password`` is that flag's value.
+        flags = [key] + [str(item) if str(item).startswith("-") else key for item in value]
+        return [masked(item, flag) for item, flag in zip(value, flags, strict=False)]
     if not isinstance(value, str):
         return value
     if SECRET_KEY.search(key) and not key.endswith("_env") and REFERENCE.sub("", value).strip():
         return MASK
+    flag, equals, _ = value.partition("=")
+    if flag.startswith("-") and equals and SECRET_KEY.search(flag):
+        return f"{flag}={MASK}"
     if "://" in value and _has_credentials(value):
         value = f"{redact_url(value)} (user info and query hidden)"
     return SECRET_VALUE.sub(MASK, value)
