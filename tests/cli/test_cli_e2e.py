@@ -231,6 +231,7 @@ def test_nothing_to_talk_to_explains_what_was_tried(workspace: Path) -> None:
         "vLLM",
         "llama.cpp",
         "--provider",
+        str(Path(os.environ["XDG_CONFIG_HOME"]) / "nehanda" / "settings.toml"),
     ):
         assert expected in done.stderr
     assert done.stdout == ""

@@ -166,7 +166,8 @@ def test_providers_lists_entries_without_keys(tmp_path: Path) -> None:
     )
     done = nehanda("providers", cwd=tmp_path, env={"ANTHROPIC_API_KEY": "sk-ant-listed"})
     assert done.returncode == 0, done.stderr
-    header, box, claude, cloud, footer = done.stdout.splitlines()
+    header, box, claude, cloud, footer, settings = done.stdout.splitlines()
+    assert settings.startswith(f"user settings: {user_settings_path()} ")
     assert header.split() == ["NAME", "TYPE", "BASE", "URL", "MODEL", "KEY"]
     assert box.split() == ["box", "vllm", "http://gpu-box:8000/v1", "Qwen/Qwen3-8B", "-"]
     assert claude.split()[:5] == [

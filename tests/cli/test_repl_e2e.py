@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -96,6 +97,9 @@ def test_tool_line_mode_and_model_switches_errors_and_exit(
     child = spawn()
     child.expect("vllm · q · native tool calls")
     child.expect_exact(PROMPT)
+    user_settings = Path(os.environ["XDG_CONFIG_HOME"]) / "nehanda" / "settings.toml"
+    start = "".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.logfile_read.getvalue()).split())
+    assert f"settings:{user_settings}(nehandaconfig)" in start
     exchange(
         child,
         "How do I install it?",

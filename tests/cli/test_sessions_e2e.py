@@ -145,3 +145,37 @@ def test_a_missing_session_is_a_json_error_in_json_modes(
     error = json.loads(line)
     assert error["type"] == "error" and reason in error["error"]
     assert reason in done.stderr
+
+
+def test_sessions_is_aligned_hides_empty_sessions_and_takes_a_limit(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.stream("e2e_vllm_answer.sse")
+    first = result_of(server, tmp_path, "Short one")
+    logs = log_path(first["session_id"]).parent
+    real = logs / f"{first['session_id']}.jsonl"
+    # More sessions as nehanda writes them: the same log under other ids, other prompts.
+    for number, prompt in enumerate(["A much longer first prompt " * 4, "Third"], 2):
+        text = real.read_text().replace("Short one", prompt.strip())
+        (logs / f"20991231-00000{number}-abcdef.jsonl").write_text(text)
+    header = real.read_text().splitlines()[0]
+    (logs / "20991231-000009-empty0.jsonl").write_text(header + "\n")  # left before any reply
+
+    listing = nehanda("sessions", cwd=tmp_path)
+    assert listing.returncode == 0, listing.stderr
+    lines = listing.stdout.splitlines()
+    assert lines[0].split() == ["ID", "STARTED", "TURNS", "FOLDER", "FIRST", "PROMPT"]
+    assert len(lines) == 4 and "empty0" not in listing.stdout
+    # Every column starts at the same place on every line, whatever the ids' lengths.
+    for heading in ("STARTED", "TURNS", "FOLDER", "FIRST PROMPT"):
+        column = lines[0].index(heading)
+        assert all(line[column - 2 : column] == "  " for line in lines[1:])
+        assert all(line[column] != " " for line in lines[1:]) or heading == "TURNS"
+    assert lines[1].endswith("  Third") and "…" in lines[2]
+    assert all(len(line) <= len(lines[2]) for line in lines)
+
+    limited = nehanda("sessions", "--limit", "2", cwd=tmp_path).stdout.splitlines()
+    assert len(limited) == 4 and "--limit N shows more" in limited[-1]
+    assert "Short one" not in "\n".join(limited)
+    bad = nehanda("sessions", "--limit", "0", cwd=tmp_path)
+    assert bad.returncode == 2 and "--limit" in bad.stderr

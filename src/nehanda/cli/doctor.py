@@ -22,12 +22,14 @@ from typing import TYPE_CHECKING
 
 import click
 
+from nehanda.cli.error_text import show_error
 from nehanda.config.settings import (
     Flags,
     ProviderConfig,
     Settings,
     load_settings,
     resolve_named_provider,
+    user_settings_path,
 )
 from nehanda.config.trust import untrusted_note
 from nehanda.errors import ConfigError, NehandaError, ToolsUnsupportedError
@@ -182,8 +184,8 @@ def describe_providers(settings: Settings, environ: Mapping[str, str] = os.envir
     """A table of the configured providers; key values are never shown, only their names."""
     if not settings.providers:
         return (
-            "no providers configured. Add one under [providers.NAME] in settings.toml, or let "
-            "nehanda run find one (nehanda doctor shows which it would use)."
+            f"no providers configured. Add one under [providers.NAME] in {user_settings_path()}"
+            ", or let nehanda run find one (nehanda doctor shows which it would use)."
         )
     rows, problems = [("NAME", "TYPE", "BASE URL", "MODEL", "KEY")], []
     for name in sorted(settings.providers):
@@ -201,6 +203,7 @@ def describe_providers(settings: Settings, environ: Mapping[str, str] = os.envir
     lines += problems
     if settings.default_provider:
         lines.append(f"* default_provider ({settings.default_provider})")
+    lines.append(f"user settings: {user_settings_path()} (nehanda config shows every file)")
     trust_note = untrusted_note(settings.untrusted_ignored)
     if trust_note:
         lines.append(trust_note)
@@ -315,5 +318,5 @@ def _conclude(
     elif chosen:
         click.echo(render_text(exam, summaries, verdict, saved))
     if exam.error and not options.json_output:
-        click.echo(f"error: {exam.error}", err=True)
+        show_error(exam.error)
     return 130 if exam.interrupted else 1 if exam.error else 0

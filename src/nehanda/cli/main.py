@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from nehanda import __version__
+from nehanda.cli.error_text import show_error
 from nehanda.config.permission_modes import MODES, Mode
 from nehanda.errors import ConfigError, NehandaError
 
@@ -137,11 +138,18 @@ def run(prompt: str | None, output_format: str, **options: Any) -> int:
 
 @cli.command()
 @click.option("--all", "everywhere", is_flag=True, help="List sessions of every folder.")
-def sessions(everywhere: bool) -> int:
-    """List saved sessions (newest first): id, folder, start, turns, first prompt."""
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Show at most this many sessions.",
+)
+def sessions(everywhere: bool, limit: int) -> int:
+    """List saved sessions (newest first): id, start, turns, folder, first prompt."""
     from nehanda.cli.session_list import describe_sessions
 
-    click.echo(describe_sessions(None if everywhere else Path.cwd().resolve()))
+    click.echo(describe_sessions(None if everywhere else Path.cwd().resolve(), limit=limit))
     return 0
 
 
@@ -151,7 +159,7 @@ def _chat(options: dict[str, Any]) -> int:
     try:
         session = _session_options(options)
     except NehandaError as exc:
-        click.echo(f"error: {exc}", err=True)
+        show_error(str(exc))
         return 1
     return run_repl(session)
 
@@ -201,9 +209,20 @@ def providers() -> int:
         settings = load_settings(Path.cwd().resolve())
         PermissionRules.from_settings(settings.permissions)  # a broken rule stops a run too
     except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
+        show_error(str(exc))
         return 1
     click.echo(describe_providers(settings))
+    return 0
+
+
+@cli.command("config")
+def config_command() -> int:
+    """Show the settings files in effect (present or not) and the merged settings."""
+    from nehanda.cli.config_command import describe_config
+    from nehanda.config.settings import load_settings
+
+    workspace = Path.cwd().resolve()
+    click.echo(describe_config(workspace, load_settings(workspace)))
     return 0
 
 
@@ -280,21 +299,34 @@ def doctor(
     if diagnosis.checks:
         click.echo(diagnosis.render())
     if diagnosis.problem:
-        click.echo(f"error: {diagnosis.problem}", err=True)
+        show_error(diagnosis.problem)
         return 1
     click.echo("ok: nehanda can use this provider")
     return 0
 
 
 @cli.command()
-@click.argument(
-    "folder", required=False, type=click.Path(exists=True, file_okay=False, path_type=Path)
-)
-def trust(folder: Path | None) -> int:
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--list", "listing", is_flag=True, help="List the trusted folders.")
+@click.option("--remove", is_flag=True, help="Stop trusting FOLDER (default: here).")
+def trust(folder: Path | None, listing: bool, remove: bool) -> int:
     """Trust FOLDER (default: here): its .nehanda/settings.toml may then loosen permissions
     and choose providers' addresses and keys."""
-    from nehanda.config.trust import trust_folder
+    from nehanda.config.trust import describe_trusted, trust_folder, untrust_folder
 
+    if listing:
+        if folder is not None or remove:
+            raise click.UsageError("--list takes no FOLDER and no --remove")
+        click.echo(describe_trusted())
+        return 0
+    if remove:
+        forgotten = untrust_folder(folder or Path.cwd())
+        if forgotten is None:
+            raise ConfigError(f"{folder or Path.cwd()} is not trusted (nehanda trust --list)")
+        click.echo(f"no longer trusted: {forgotten}")
+        return 0
+    if folder is not None and not folder.is_dir():
+        raise click.BadParameter(f"{folder} is not a folder", param_hint="FOLDER")
     click.echo(f"trusted {trust_folder(folder or Path.cwd())}")
     return 0
 
@@ -312,7 +344,7 @@ def mcp(context: click.Context) -> int:
     try:
         click.echo(asyncio.run(list_servers(Path.cwd().resolve())))
     except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
+        show_error(str(exc))
         return 1
     return 0
 
@@ -327,7 +359,7 @@ def mcp_approve(name: str, confirmed: bool) -> int:
     try:
         return approve_server(Path.cwd().resolve(), name, confirmed)
     except ConfigError as exc:
-        click.echo(f"error: {exc}", err=True)
+        show_error(str(exc))
         return 1
 
 
@@ -402,6 +434,6 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write("\ninterrupted\n")
         sys.exit(130)
     except NehandaError as exc:  # a command that has no error handling of its own
-        sys.stderr.write(f"error: {exc}\n")
+        show_error(str(exc))
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

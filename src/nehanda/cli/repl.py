@@ -30,7 +30,12 @@ from nehanda.cli.session import (
     reopen_session,
 )
 from nehanda.cli.session_list import describe_sessions
-from nehanda.config.settings import Flags, load_settings, project_settings_path
+from nehanda.config.settings import (
+    Flags,
+    load_settings,
+    project_settings_path,
+    user_settings_path,
+)
 from nehanda.config.trust import trust_folder
 from nehanda.engine.context import Budget, RequestCount
 from nehanda.engine.transcript import Session
@@ -238,6 +243,7 @@ class Repl:
     def _banner(self) -> None:
         self.renderer.say(f"nehanda {__version__} · session {self.chat.id}", "bold")
         self._status()
+        self.renderer.say(f"settings: {user_settings_path()} (nehanda config)", "dim")
         for note in self.chat.notes:
             self.renderer.note(note)
 

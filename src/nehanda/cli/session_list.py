@@ -1,4 +1,8 @@
-"""``nehanda sessions``: the saved sessions as a table, newest first."""
+"""``nehanda sessions``: the saved sessions as an aligned table, newest first.
+
+A session with no answer yet (started, then left before the model replied) is left out:
+there is nothing in it to resume.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +10,47 @@ from pathlib import Path
 
 from nehanda.engine.transcript import iter_sessions, read_session
 
-MAX_LISTED = 50
+DEFAULT_LIMIT = 50
+PROMPT_WIDTH = 60
+HEADINGS = ("ID", "STARTED", "TURNS", "FOLDER", "FIRST PROMPT")
 
 
-def describe_sessions(workspace: Path | None, directory: Path | None = None) -> str:
-    """Sessions of ``workspace`` (or of every folder when ``None``), one line each."""
-    rows = []
+def describe_sessions(
+    workspace: Path | None, directory: Path | None = None, limit: int = DEFAULT_LIMIT
+) -> str:
+    """Sessions of ``workspace`` (or of every folder when ``None``), at most ``limit``."""
+    rows: list[tuple[str, ...]] = []
+    more = False
     for path in iter_sessions(directory):
         session = read_session(path)
-        folder = session.header.get("workspace", "?")
-        if workspace is not None and folder != str(workspace):
+        folder = str(session.header.get("workspace", "?"))
+        if (workspace is not None and folder != str(workspace)) or session.turns == 0:
             continue
+        if len(rows) == limit:
+            more = True
+            break
         started = str(session.header.get("started", "?"))[:16].replace("T", " ")
         prompt = " ".join(session.first_prompt.split())
-        prompt = prompt if len(prompt) <= 60 else prompt[:59] + "…"
-        rows.append(f"{session.id}  {started}  {session.turns:>5}  {folder}  {prompt}")
-        if len(rows) == MAX_LISTED:
-            break
+        if len(prompt) > PROMPT_WIDTH:
+            prompt = prompt[: PROMPT_WIDTH - 1] + "…"
+        rows.append((session.id, started, str(session.turns), folder, prompt))
     if not rows:
         where = f" in {workspace}" if workspace else ""
         return f"no sessions{where} yet"
-    return "\n".join([f"{'id':22}  {'started':16}  {'turns':>5}  folder  first prompt", *rows])
+    lines = _aligned([HEADINGS, *rows])
+    if more:
+        lines.append(f"(the newest {limit} shown; --limit N shows more)")
+    return "\n".join(lines)
+
+
+def _aligned(rows: list[tuple[str, ...]]) -> list[str]:
+    """Columns padded to their widest cell; the turn count right-aligned, the last left ragged."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADINGS) - 1)]
+    lines = []
+    for row in rows:
+        cells = [
+            cell.rjust(width) if index == 2 else cell.ljust(width)
+            for index, (cell, width) in enumerate(zip(row, widths, strict=False))
+        ]
+        lines.append("  ".join([*cells, row[-1]]).rstrip())
+    return lines

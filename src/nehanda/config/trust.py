@@ -96,13 +96,50 @@ def trust_folder(folder: Path) -> Path:
     resolved = Path(os.path.realpath(folder))
     known = trusted_folders()
     known[resolved] = project_digest(resolved)
+    _write_store(known)
+    return resolved
+
+
+def untrust_folder(folder: Path) -> Path | None:
+    """Forget ``folder`` as trusted; the folder forgotten, or ``None`` if it was not trusted.
+
+    The folder is matched as given and resolved, so one deleted since can still go.
+    """
+    known = trusted_folders()
+    for candidate in (Path(os.path.normpath(folder.absolute())), Path(os.path.realpath(folder))):
+        if candidate in known:
+            del known[candidate]
+            _write_store(known)
+            return candidate
+    return None
+
+
+def _write_store(known: Mapping[Path, str | None]) -> None:
     folders = sorted(str(item) for item in known)
     digests = {str(item): digest for item, digest in sorted(known.items()) if digest}
     path = trust_store_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps({"folders": folders, "digests": digests}, indent=2) + "\n"
     write_atomic(path, text.encode(), 0o600)
-    return resolved
+
+
+def describe_trusted() -> str:
+    """The trusted folders, one a line, each with whether its trust still holds."""
+    known = trusted_folders()
+    if not known:
+        return f"no trusted folders (kept in {trust_store_path()})"
+    lines = [f"trusted folders (kept in {trust_store_path()}):"]
+    for folder in sorted(known):
+        lines.append(f"  {folder}  {_trust_state(folder, known[folder])}")
+    return "\n".join(lines)
+
+
+def _trust_state(folder: Path, recorded: str | None) -> str:
+    if not folder.is_dir():
+        return "(folder gone; `nehanda trust --remove` forgets it)"
+    if recorded == project_digest(folder):
+        return "trusted"
+    return f"(untrusted: {' or '.join(TRUST_BOUND_FILES)} changed since; `nehanda trust` again)"
 
 
 def changed_trust_note(folder: Path) -> str | None:

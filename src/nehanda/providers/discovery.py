@@ -29,6 +29,7 @@ from nehanda.config.settings import (
     Settings,
     normalize_ollama_host,
     resolve_named_provider,
+    user_settings_path,
 )
 from nehanda.errors import ConfigError
 from nehanda.providers.http_errors import redact_url
@@ -225,5 +226,6 @@ def _nothing_found(servers: Sequence[LocalServer], reasons: Sequence[str]) -> st
         f"  - API keys in the environment ({keys}): none set\n"
         f"{tried}\n"
         "Start a local server (ollama serve, LM Studio, vllm serve, llama-server), or name one:\n"
-        "  nehanda run --provider vllm --base-url http://HOST:8000/v1 --model NAME '...'"
+        "  nehanda run --provider vllm --base-url http://HOST:8000/v1 --model NAME '...'\n"
+        f"or add it under [providers.NAME] in {user_settings_path()}"
     )
