@@ -67,7 +67,11 @@ class FakeToolset:
     def check(self, use: ToolUse) -> CheckedCall | ToolResult:
         return check_call(use)
 
-    async def run(self, checked: CheckedCall) -> ToolResult:
+    async def run(
+        self, checked: CheckedCall, started: Callable[[], None] | None = None
+    ) -> ToolResult:
+        if started is not None:
+            started()
         return await self.runner(checked.use)
 
     def plain_output(self, content: str) -> str:

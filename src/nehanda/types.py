@@ -13,6 +13,7 @@ only a checked call, so a call is validated once, by construction.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -135,8 +136,13 @@ class Toolset(Protocol):
     def check(self, use: ToolUse) -> CheckedCall | ToolResult:
         """The call checked, or the error result that answers it (nothing runs)."""
 
-    async def run(self, checked: CheckedCall) -> ToolResult:
-        """Runs a checked call; failures come back as error results, never raised."""
+    async def run(
+        self, checked: CheckedCall, started: Callable[[], None] | None = None
+    ) -> ToolResult:
+        """Runs a checked call; failures come back as error results, never raised.
+
+        ``started`` is called as the tool itself begins, after any wait for the user's
+        approval, so that the caller can time the run alone."""
 
     def plain_output(self, content: str) -> str:
         """Tool output with the tools' own framing taken away (Read's line numbers), as

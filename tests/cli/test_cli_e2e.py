@@ -101,7 +101,14 @@ def test_text_output_answer_on_stdout_activity_on_stderr(vllm: HTTPServer, works
     done = nehanda("run", *provider_args(vllm), cwd=workspace, stdin="How do I install it?\n")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Install it with `pip install widget`.\n"
-    assert "tool Read README.md" in done.stderr
+    # The tool line and the preview of the file, as the REPL shows them, on stderr alone.
+    lines = done.stderr.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("✓ Read README.md · 3 lines · "))
+    assert lines[at + 1 : at + 4] == [
+        "  │ # widget",
+        "  │ ",
+        "  │ Install it with `pip install widget`.",
+    ]
     assert "\x1b[" not in done.stderr
     first_prompt = sent_bodies(vllm)[0]["messages"][-1]["content"]
     assert first_prompt == "How do I install it?\n"

@@ -72,7 +72,11 @@ def test_the_answer_is_rendered_as_markdown_with_tokens_and_time() -> None:
 
 
 def test_a_tool_call_is_one_line_with_its_outcome_and_duration() -> None:
-    events = [TurnStarted(1), *tool_events(READ, "a\nb\nc\n"), *answer("ok")[1:]]
+    events = [
+        TurnStarted(1),
+        *tool_events(READ, "     1\ta\n     2\tb\n     3\tc"),
+        *answer("ok")[1:],
+    ]
     lines = render(events).splitlines()
     assert "✓ Read README.md · 3 lines · 4 ms" in lines
     failed = ToolUse("call_2", "Bash", {"command": "make test"})
@@ -109,7 +113,11 @@ def test_term_dumb_gets_no_escape_sequences_at_all(monkeypatch: pytest.MonkeyPat
 
 def test_narrow_terminals_wrap_within_the_width_and_keep_the_outcome() -> None:
     long_call = ToolUse("call_3", "Read", {"file_path": "src/widget/" + "deep/" * 12 + "mod.py"})
-    events = [TurnStarted(1), *tool_events(long_call, "one\ntwo\n"), *answer(ANSWER)[1:]]
+    events = [
+        TurnStarted(1),
+        *tool_events(long_call, "     1\tone\n     2\ttwo"),
+        *answer(ANSWER)[1:],
+    ]
     text = render(events, width=40)
     assert max(len(line) for line in text.splitlines()) <= 40
     tool_line = next(line for line in text.splitlines() if "Read" in line)

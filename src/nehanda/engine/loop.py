@@ -60,9 +60,27 @@ class ToolStarted:
 
 @dataclass(frozen=True)
 class ToolExecuted:
+    """A call's result; ``seconds`` is how long the tool ran, any wait for the user's
+    approval left out."""
+
     tool_use: ToolUse
     result: ToolResult
     seconds: float
+
+
+class Stopwatch:
+    """The time since it was made or last ``restart``ed: the toolset restarts it as the
+    tool begins, after the approval (``Toolset.run``'s ``started``)."""
+
+    def __init__(self) -> None:
+        self.restart()
+
+    def restart(self) -> None:
+        self._since = time.perf_counter()
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self._since
 
 
 @dataclass(frozen=True)
@@ -177,12 +195,14 @@ class Agent:
         try:
             for tool_use, checked in calls:
                 yield ToolStarted(tool_use)
-                started = time.perf_counter()
+                clock = Stopwatch()
                 ran = (
-                    checked if isinstance(checked, ToolResult) else await self.toolset.run(checked)
+                    checked
+                    if isinstance(checked, ToolResult)
+                    else await self.toolset.run(checked, clock.restart)
                 )
                 results.append(ran)
-                yield ToolExecuted(tool_use, ran, time.perf_counter() - started)
+                yield ToolExecuted(tool_use, ran, clock.seconds)
         finally:
             # Interrupted or not, every call gets its result, so the transcript stays
             # valid for the next request.

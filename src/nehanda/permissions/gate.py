@@ -15,6 +15,7 @@ where the sandbox would let no command do so (the file tools run outside it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -50,12 +51,14 @@ class ToolGate:
     def plain_output(self, content: str) -> str:
         return self.inner.plain_output(content)
 
-    async def run(self, checked: CheckedCall) -> ToolResult:
+    async def run(
+        self, checked: CheckedCall, started: Callable[[], None] | None = None
+    ) -> ToolResult:
         try:
             permitted = await self._permit(checked)
         except PermissionDenied as denied:
             return _refused(denied)
-        return await self.inner.run(permitted)
+        return await self.inner.run(permitted, started)
 
     async def _permit(self, checked: CheckedCall) -> CheckedCall:
         """``checked`` with the paths its decision grants; ``PermissionDenied`` if it may

@@ -7,8 +7,9 @@ arguments are described once. Handlers receive the validated model instance and 
 A tool also says what the layers above need to know about it, so that none of them
 keeps a table of tools: which argument is the path it works on (permissions), which
 is the command it runs, which arguments sum a call up in one line (the renderers),
-the diff a call would make (the approval prompt), and how to read its output as the
-plain text it frames (Read's line numbers, for spotting calls copied from output).
+the diff a call would make (the approval prompt), how to read its output as the
+plain text it frames (Read's line numbers, for spotting calls copied from output), and
+what a tool line says of a call that succeeded (Write: the lines it wrote).
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ class Tool:
     a call, best first. ``diff`` is the unified diff a call would make to a file, read
     before it runs (it raises ``ToolError`` or ``ValueError`` when the call could not
     apply). ``plain_output`` takes away the framing the tool puts around what it shows.
+    ``outcome`` sums up a successful call from its arguments and output in a few words
+    (the renderers' tool line); without it, the count of lines its plain output has.
     """
 
     name: str
@@ -98,6 +101,7 @@ class Tool:
     summary_keys: tuple[str, ...] = ()
     diff: Callable[[JsonObject, Path], list[str]] | None = None
     plain_output: Callable[[str], str] | None = None
+    outcome: Callable[[JsonObject, str], str] | None = None
 
     def spec(self) -> ToolSpec:
         return self._spec
@@ -118,10 +122,28 @@ class Tool:
             None,
         )
 
+    def shown_output(self, output: str) -> str:
+        """The output as a person reads it: its plain text, without the tool's framing."""
+        return self.plain_output(output) if self.plain_output else output
+
+    def describe_outcome(self, arguments: JsonObject, output: str) -> str:
+        """``3 lines``: what a successful call did, as its tool line says it."""
+        if self.outcome is not None:
+            return self.outcome(arguments, output)
+        return count_lines(self.shown_output(output))
+
     @cached_property
     def _spec(self) -> ToolSpec:
         schema = compact_schema(self.args_model.model_json_schema())
         return ToolSpec(self.name, self.description, schema)
+
+
+def count_lines(text: str) -> str:
+    """``3 lines``, ``1 line`` or ``no output``: how long ``text`` is, in lines."""
+    if not text:
+        return "no output"
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    return f"{lines} line{'s' if lines != 1 else ''}"
 
 
 def compact_schema(schema: JsonObject) -> JsonObject:

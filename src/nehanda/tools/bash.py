@@ -40,6 +40,8 @@ TERM_GRACE = 2.0
 PIPE_GRACE = 0.5
 
 Ending = Literal["exited", "timeout", "stragglers"]
+NO_OUTPUT = "(no output)"
+_CLEAN_EXIT = "\n\n(exit code 0)"
 
 _SANDBOX_FAILED = (
     "The command did not run: the sandbox could not be set up ({error}). "
@@ -107,7 +109,7 @@ async def _run(
         raise ToolError(NAME, _SANDBOX_FAILED.format(error=error)) from error
     output = HeadTail(MAX_OUTPUT_BYTES)
     ending = await _collect(process, output, limit)
-    return output.text().rstrip("\n") or "(no output)", ending, process, limit
+    return output.text().rstrip("\n") or NO_OUTPUT, ending, process, limit
 
 
 def _verdict(text: str, ending: Ending, code: int | None, limit: float) -> str:
@@ -121,7 +123,14 @@ def _verdict(text: str, ending: Ending, code: int | None, limit: float) -> str:
         text += "\n(processes it left running in the background, holding its output, were stopped)"
     if code != 0:
         raise ToolError(NAME, f"{text}\n\n{_exit_note(code)}")
-    return f"{text}\n\n(exit code 0)"
+    return f"{text}{_CLEAN_EXIT}"
+
+
+def without_exit_note(output: str) -> str:
+    """What the command printed, without the note of its clean exit (a failure is an
+    error result, shown whole)."""
+    text = output.removesuffix(_CLEAN_EXIT)
+    return "" if text == NO_OUTPUT else text
 
 
 def command_environment(environ: Mapping[str, str], secret: frozenset[str]) -> dict[str, str]:
@@ -260,4 +269,5 @@ TOOL = Tool(
     handler=run_command,
     command_argument="command",
     summary_keys=("command",),
+    plain_output=without_exit_note,
 )

@@ -10,13 +10,14 @@ matches there were.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
 from nehanda.fs import write_atomic
-from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.base import Tool, ToolContext, count_lines
 from nehanda.tools.diff import file_diff
 from nehanda.tools.text_encoding import (
     NotText,
@@ -29,6 +30,7 @@ from nehanda.tools.write import existing_mode, unencodable
 from nehanda.types import JsonObject
 
 NAME = "Edit"
+_REPLACED = re.compile(r"^Edited .*: replaced (\d+ occurrences?) \(the first at line \d+\)\.$")
 
 DESCRIPTION = """\
 Change a file in the workspace by replacing old_string with new_string. old_string \
@@ -71,8 +73,17 @@ async def edit_file(args: EditArgs, context: ToolContext) -> str:
             NAME, f"Cannot write {shown}: {error.strerror or error}. Nothing was changed."
         ) from error
     context.files.remember(path)
-    times = "1 occurrence" if count == 1 else f"{count} occurrences"
-    return f"Edited {shown}: replaced {times} (the first at line {line})."
+    return f"Edited {shown}: replaced {_occurrences(count)} (the first at line {line})."
+
+
+def _occurrences(count: int) -> str:
+    return "1 occurrence" if count == 1 else f"{count} occurrences"
+
+
+def outcome(arguments: JsonObject, output: str) -> str:
+    """``replaced 2 occurrences``, as the report the call made says."""
+    found = _REPLACED.search(output)
+    return f"replaced {found.group(1)}" if found else count_lines(output)
 
 
 def apply_edit(text: str, args: EditArgs) -> tuple[str, int, int]:
@@ -164,4 +175,5 @@ TOOL = Tool(
     path_argument="file_path",
     summary_keys=("file_path",),
     diff=change_diff,
+    outcome=outcome,
 )

@@ -19,6 +19,7 @@ from nehanda.errors import ToolError
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import MAX_OUTPUT_BYTES
 from nehanda.tools.text_encoding import SNIFF_BYTES, TextEncoding, candidates
+from nehanda.types import JsonObject
 
 NAME = "Read"
 DEFAULT_LIMIT = 2000
@@ -156,6 +157,12 @@ def without_line_numbers(output: str) -> str:
     return _LINE_NUMBERS.sub("", output)
 
 
+def outcome(arguments: JsonObject, output: str) -> str:
+    """``3 lines``: the lines of the file shown, its closing notes left out."""
+    lines = len(_LINE_NUMBERS.findall(output))
+    return "1 line" if lines == 1 else f"{lines} lines"
+
+
 TOOL = Tool(
     name=NAME,
     description=DESCRIPTION,
@@ -165,4 +172,5 @@ TOOL = Tool(
     path_argument="file_path",
     summary_keys=("file_path",),
     plain_output=without_line_numbers,
+    outcome=outcome,
 )

@@ -12,7 +12,7 @@ result's content is capped (``output.cap_output``), with every known secret valu
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from types import MappingProxyType
@@ -138,7 +138,11 @@ class BuiltinTools:
     def specs(self) -> tuple[ToolSpec, ...]:
         return builtin_specs()
 
-    async def run(self, checked: CheckedCall) -> ToolResult:
+    async def run(
+        self, checked: CheckedCall, started: Callable[[], None] | None = None
+    ) -> ToolResult:
+        if started is not None:
+            started()
         return await run_checked(checked, self.context)
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
 from nehanda.fs import NEW_FILE_MODE, write_atomic
-from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.base import Tool, ToolContext, count_lines
 from nehanda.tools.diff import file_diff
 from nehanda.tools.text_encoding import (
     LATIN1,
@@ -64,9 +64,18 @@ async def write_file(args: WriteArgs, context: ToolContext) -> str:
         ) from error
     context.files.remember(path)
     verb = "Created" if mode is None else "Replaced the contents of"
-    lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not data else 1)
-    counted = "1 line" if lines == 1 else f"{lines} lines"
-    return f"{verb} {args.file_path} ({counted}, {len(data):,} bytes)."
+    return f"{verb} {args.file_path} ({_lines(args.content)}, {len(data):,} bytes)."
+
+
+def _lines(content: str) -> str:
+    lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+    return "1 line" if lines == 1 else f"{lines} lines"
+
+
+def outcome(arguments: JsonObject, output: str) -> str:
+    """``wrote 2 lines``: the lines the call wrote, not the lines of its report."""
+    content = arguments.get("content")
+    return f"wrote {_lines(content)}" if isinstance(content, str) else count_lines(output)
 
 
 def existing_mode(path: Path, shown: str, tool: str) -> int | None:
@@ -137,4 +146,5 @@ TOOL = Tool(
     path_argument="file_path",
     summary_keys=("file_path",),
     diff=change_diff,
+    outcome=outcome,
 )

@@ -31,20 +31,14 @@ from rich.text import Text
 from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, ToolStarted, TurnStarted
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd, ReasoningDelta, TextDelta, ToolUseStart
-from nehanda.tools.output import cap_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
 from nehanda.ui.markdown_stream import MarkdownBlocks
-from nehanda.ui.summary import describe_call, describe_notice, describe_result
+from nehanda.ui.summary import describe_call, describe_notice
+from nehanda.ui.tool_lines import Line, duration, full_output, preview, printable, tool_spans
 
-MAX_DIFF_LINES = 40
 REASONING_LINES = 3
 NARROW = 36  # the fewest columns left for a second column beside the first
-_CONTROL: dict[int, str | None] = {
-    c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)
-}
-_CONTROL[13] = None  # "\r\n" line ends are common; a lone "\r" would overwrite the line
-_DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 
 
 def make_console() -> Console:
@@ -56,24 +50,16 @@ def make_console() -> Console:
     return Console(highlight=False, emoji=False)
 
 
-def printable(text: str) -> str:
-    """``text`` with control characters (escape sequences among them) written escaped,
-    carriage returns dropped."""
-    return text.translate(_CONTROL)
-
-
-def duration(seconds: float) -> str:
-    return f"{round(seconds * 1000)} ms" if seconds < 1 else f"{seconds:.1f} s"
-
-
 def tool_line(event: ToolExecuted, console: Console) -> Text:
     """``✓ Read README.md · 3 lines · 4 ms``, the call shortened to keep it on one line."""
-    ok = not event.result.is_error
-    mark = ("✓" if ok else "✗") if not console.options.ascii_only else ("+" if ok else "x")
-    rest = f" · {printable(describe_result(event.result))} · {duration(event.seconds)}"
-    call = Text(printable(describe_call(event.tool_use)), style="bold")
-    call.truncate(max(console.width - len(mark) - 1 - cell_len(rest), 12), overflow="ellipsis")
-    return Text.assemble((f"{mark} ", "green" if ok else "red"), call, (rest, "dim"))
+    mark, (called, style), rest = tool_spans(event, ascii_only=console.options.ascii_only)
+    call = Text(called, style=style)
+    call.truncate(max(console.width - len(mark[0]) - cell_len(rest[0]), 12), overflow="ellipsis")
+    return Text.assemble(mark, call, rest)
+
+
+def styled(line: Line) -> Text:
+    return Text.assemble(*line)
 
 
 class LiveRenderer:
@@ -92,6 +78,8 @@ class LiveRenderer:
         self.collapsed_reasoning: list[str] = []
         self.activity: tuple[str, float] | None = None
         self._previews: dict[str, list[str]] = {}
+        self.calls: list[ToolExecuted] = []  # the last prompt that ran tools ran these
+        self._first_call = True
         self._started = 0.0
         self._model = "the model"
 
@@ -104,6 +92,7 @@ class LiveRenderer:
         """Around one prompt's run; whatever ends it, the screen is left tidy."""
         self._started, self._model = time.perf_counter(), printable(model)
         self.collapsed_reasoning = []
+        self._first_call = True
         self._set_activity(f"waiting for {self._model}")
         self.resume()
         try:
@@ -240,13 +229,38 @@ class LiveRenderer:
                 self._previews[tool_use.id] = tool.diff(tool_use.input, self.workspace)
 
     def _tool_done(self, event: ToolExecuted) -> None:
-        result, call = event.result, event.tool_use
-        self.console.print(tool_line(event, self.console))
+        call, console = event.tool_use, self.console
+        if self._first_call:
+            self.calls, self._first_call = [], False
+        self.calls.append(event)
+        console.print(tool_line(event, console))
         diff = self._previews.pop(call.id, None)
-        if diff and not result.is_error and call.id not in self.asked:
-            for text in cap_lines(diff, MAX_DIFF_LINES).split("\n"):
-                self.console.print(Text(printable(text), _DIFF_STYLES.get(text[:1], "")))
+        shown = diff if diff and call.id not in self.asked else None
+        hint = f"/output {len(self.calls)} or ctrl+o shows all"
+        ascii_only = console.options.ascii_only
+        for line in preview(event, hint, shown, width=console.width, ascii_only=ascii_only):
+            console.print(styled(line))
         self.activity = None
+
+    def show_output(self, number: int | None = None) -> None:
+        """The whole output of the last prompt's tool calls (``/output``, Ctrl-O); with
+        ``number``, of that call alone (1: the first)."""
+        count = len(self.calls)
+        if number is not None and not 1 <= number <= count:
+            ran = f"ran {count} tool call{'s' if count != 1 else ''}" if count else "ran no tool"
+            self.error(f"no call {number}: the last prompt {ran}")
+            return
+        if not count:
+            self.say("no tool has run yet")
+            return
+        ascii_only = self.console.options.ascii_only
+        for index, event in enumerate(self.calls, 1):
+            if number in (None, index):
+                self.console.print(
+                    Text.assemble((f"[{index}] ", "dim"), tool_line(event, self.console))
+                )
+                for line in full_output(event, ascii_only=ascii_only):
+                    self.console.print(styled(line))
 
     def _finished(self, event: RunFinished) -> None:
         self._settle()

@@ -7,6 +7,7 @@ import json
 from nehanda.engine.compaction import Compacted
 from nehanda.engine.loop import EngineEvent, ToolExecuted
 from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice
+from nehanda.tools.base import count_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.tools.watched import steering_note
 from nehanda.types import ToolResult, ToolUse
@@ -23,12 +24,16 @@ def describe_call(tool_use: ToolUse) -> str:
     return f"{tool_use.name} {_shorten(json.dumps(tool_use.input, ensure_ascii=False), 80)}"
 
 
-def describe_result(result: ToolResult) -> str:
+def describe_result(result: ToolResult, tool_use: ToolUse | None = None) -> str:
+    """``3 lines``, ``wrote 2 lines``: what the call did, as its tool says it
+    (``Tool.describe_outcome``); an error's first line."""
     first_line = result.content.strip().splitlines()[0] if result.content.strip() else ""
     if result.is_error:
         return f"error: {_shorten(first_line, 120)}"
-    lines = result.content.count("\n") + (0 if result.content.endswith("\n") else 1)
-    return f"{lines} line{'s' if lines != 1 else ''}" if result.content else "no output"
+    tool = BUILTIN_TOOLS.get(tool_use.name) if tool_use is not None else None
+    if tool is not None and tool_use is not None:
+        return tool.describe_outcome(tool_use.input, result.content)
+    return count_lines(result.content)
 
 
 def _shorten(text: str, width: int) -> str:

@@ -3,12 +3,14 @@
 The answer streams as it arrives, flushed per delta, to a terminal and to a pipe alike
 (``nehanda run ... | tee log`` streams, and a cut-off stream leaves its partial answer
 on stdout). Activity lines go to stderr, decorated only when
-stderr is a terminal and ``NO_COLOR`` is unset.
+stderr is a terminal and ``NO_COLOR`` is unset: each tool call's line and the preview
+of its output, as the REPL shows them (``ui.tool_lines``).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from typing import IO
 
@@ -19,7 +21,10 @@ from nehanda.engine.loop import (
     TurnStarted,
 )
 from nehanda.events import ReasoningDelta, TextDelta
-from nehanda.ui.summary import describe_call, describe_notice, describe_result
+from nehanda.ui.summary import describe_notice
+from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, preview, tool_spans
+
+_ANSI = {"bold": "1", "dim": "2", "red": "31", "green": "32", "cyan": "36"}
 
 
 def _decorated(stream: IO[str]) -> bool:
@@ -71,16 +76,17 @@ class TerminalOutput:
 
     def _tool_line(self, event: ToolExecuted) -> None:
         self._end_line()
-        milliseconds = round(event.seconds * 1000)
-        call, outcome = describe_call(event.tool_use), describe_result(event.result)
-        if self.color:
-            mark = "\x1b[31m✗\x1b[0m" if event.result.is_error else "\x1b[32m✓\x1b[0m"
-            self.err.write(
-                f"{mark} \x1b[1m{call}\x1b[0m \x1b[2m{outcome} · {milliseconds} ms\x1b[0m\n"
-            )
-        else:
-            self.err.write(f"tool {call}: {outcome} ({milliseconds} ms)\n")
+        width = shutil.get_terminal_size().columns if self.err.isatty() else MAX_LINE_CHARS
+        for line in (tool_spans(event), *preview(event, width=width)):
+            self.err.write(self._styled(line) + "\n")
         self.err.flush()
+
+    def _styled(self, line: Line) -> str:
+        if not self.color:
+            return "".join(text for text, _ in line)
+        return "".join(
+            f"\x1b[{_ANSI[style]}m{text}\x1b[0m" if style else text for text, style in line
+        )
 
     def _finish(self, event: RunFinished) -> None:
         self._end_line()

@@ -11,6 +11,7 @@ are offered, and permissions still ask before each call, since the mark is the s
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import pydantic
@@ -62,12 +63,17 @@ class WithMcp:
         except ToolCallFormatError as error:
             return _error(use, error.reply)
 
-    async def run(self, checked: CheckedCall) -> ToolResult:
-        use = checked.use
-        if use.name == search.NAME and isinstance(checked.arguments, search.SearchArgs):
-            return self._search(use, checked.arguments)
-        if not is_mcp_name(use.name):
-            return await self.inner.run(checked)
+    async def run(
+        self, checked: CheckedCall, started: Callable[[], None] | None = None
+    ) -> ToolResult:
+        use, arguments = checked.use, checked.arguments
+        searching = use.name == search.NAME and isinstance(arguments, search.SearchArgs)
+        if not (searching or is_mcp_name(use.name)):
+            return await self.inner.run(checked, started)
+        if started is not None:
+            started()
+        if isinstance(arguments, search.SearchArgs):
+            return self._search(use, arguments)
         tool = next(t for t in self.offered if t.spec.name == use.name)
         payload = checked.arguments if isinstance(checked.arguments, dict) else {}
         answer = await self.servers.connection(tool.server).call(tool.remote.name, payload)

@@ -1,0 +1,134 @@
+"""How a call that ran looks, the same in the REPL and in ``nehanda run``: its line, and
+what shows under it.
+
+``✓ Bash ls · 9 lines · 12 ms``, then a preview: the output's first and last lines with
+a count of those left out between them; an error's lines in full (capped when huge);
+or, in the REPL, the diff a Write or Edit made, which stands in for their output. Lines
+are spans of text and a style name, with no rich and no escape codes in them: the REPL
+(``ui.live``) makes rich ``Text`` of them, ``ui.terminal`` ANSI codes or plain text, so
+``nehanda run`` need not import rich. Everything from the model or a tool goes through
+``printable`` first: none of it can move the cursor or restyle the terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nehanda.engine.loop import ToolExecuted
+from nehanda.tools.output import cap_lines
+from nehanda.tools.registry import BUILTIN_TOOLS
+from nehanda.ui.summary import describe_call, describe_result
+
+Span = tuple[str, str]  # text, and a style: "", "bold", "dim", "green", "red", "cyan"
+Line = tuple[Span, ...]
+
+PREVIEW_HEAD, PREVIEW_TAIL = 3, 2
+ERROR_HEAD, ERROR_TAIL = 30, 10
+MAX_DIFF_LINES = 40
+MAX_LINE_CHARS = 400  # a preview line is cut here even where nothing narrower is known
+_CONTROL: dict[int, str | None] = {
+    c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)
+}
+_CONTROL[13] = None  # "\r\n" line ends are common; a lone "\r" would overwrite the line
+_DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (escape sequences among them) written escaped,
+    carriage returns dropped."""
+    return text.translate(_CONTROL)
+
+
+def duration(seconds: float) -> str:
+    return f"{round(seconds * 1000)} ms" if seconds < 1 else f"{seconds:.1f} s"
+
+
+def tool_spans(event: ToolExecuted, *, ascii_only: bool = False) -> tuple[Span, Span, Span]:
+    """The mark, the call and the rest: ``✓ ``, ``Read README.md``, `` · 3 lines · 4 ms``;
+    the call apart, so that a renderer may shorten it to fit."""
+    ok = not event.result.is_error
+    mark = ("✓" if ok else "✗") if not ascii_only else ("+" if ok else "x")
+    outcome = describe_result(event.result, event.tool_use)
+    return (
+        (f"{mark} ", "green" if ok else "red"),
+        (printable(describe_call(event.tool_use)), "bold"),
+        (f" · {printable(outcome)} · {duration(event.seconds)}", "dim"),
+    )
+
+
+def preview(
+    event: ToolExecuted,
+    hint: str = "",
+    diff: Sequence[str] | None = None,
+    *,
+    width: int = MAX_LINE_CHARS,
+    ascii_only: bool = False,
+) -> list[Line]:
+    """What shows under the tool line: an error's lines the tool line left out, the
+    ``diff`` the call made, or its output collapsed to its ends; ``hint`` follows the
+    count of lines left out (how to see them)."""
+    gutter = _gutter(ascii_only)
+    room = max(width - len(gutter), 12)
+    result = event.result
+    if result.is_error:
+        errors = _error_lines(event)
+        return _collapsed(errors, ERROR_HEAD, ERROR_TAIL, hint, gutter, MAX_LINE_CHARS, "red")
+    if diff is not None:
+        capped = cap_lines(diff, MAX_DIFF_LINES).split("\n")
+        return [
+            ((_cut(printable(text), width), _DIFF_STYLES.get(text[:1], "")),) for text in capped
+        ]
+    tool = BUILTIN_TOOLS.get(event.tool_use.name)
+    if tool is not None and tool.diff is not None:
+        return []  # a Write or an Edit: the diff is the preview, and the approval showed it
+    lines = output_lines(event)
+    return _collapsed(lines, PREVIEW_HEAD, PREVIEW_TAIL, hint, gutter, room, "")
+
+
+def full_output(event: ToolExecuted, *, ascii_only: bool = False) -> list[Line]:
+    """Every line of the call's output (of its error), under the gutter."""
+    gutter = _gutter(ascii_only)
+    lines = output_lines(event) or ["(no output)"]
+    style = "red" if event.result.is_error else ""
+    return [((gutter, "dim"), (printable(text), style)) for text in lines]
+
+
+def output_lines(event: ToolExecuted) -> list[str]:
+    """The output as a person reads it (the tool's plain output; an error as it came)."""
+    result = event.result
+    tool = BUILTIN_TOOLS.get(event.tool_use.name)
+    text = result.content
+    if tool is not None and not result.is_error:
+        text = tool.shown_output(text)
+    text = text.strip("\n")
+    return text.split("\n") if text.strip() else []
+
+
+def _error_lines(event: ToolExecuted) -> list[str]:
+    """An error's lines less its first when the tool line holds that whole; all of them
+    when the tool line had to cut it short."""
+    lines = output_lines(event)
+    if lines and not describe_result(event.result, event.tool_use).endswith("…"):
+        lines = lines[1:]
+        while lines and not lines[0].strip():
+            lines.pop(0)
+    return lines
+
+
+def _collapsed(
+    lines: list[str], head: int, tail: int, hint: str, gutter: str, room: int, style: str
+) -> list[Line]:
+    shown: list[Line] = [((gutter, "dim"), (_cut(printable(text), room), style)) for text in lines]
+    if len(lines) <= head + tail + 1:
+        return shown
+    left_out = len(lines) - head - tail
+    note = f"… +{left_out} lines" + (f" ({hint})" if hint else "")
+    return [*shown[:head], ((gutter, "dim"), (note, "dim")), *shown[-tail:]]
+
+
+def _gutter(ascii_only: bool) -> str:
+    return "  | " if ascii_only else "  │ "
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,153 @@
+"""Tool lines and the previews under them, as both renderers format them (``ui.tool_lines``).
+
+The outputs come from the real tools run in a temporary workspace, so that a line says
+what the user expects of each tool (a 2-line Write says it wrote 2 lines).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+
+import pytest
+
+from nehanda.engine.loop import ToolExecuted
+from nehanda.tools.base import ToolContext
+from nehanda.tools.registry import execute_builtin_tool
+from nehanda.types import ToolResult, ToolUse
+from nehanda.ui.terminal import TerminalOutput
+from nehanda.ui.tool_lines import Line, full_output, preview, tool_spans
+
+
+def ran(tool: str, arguments: dict[str, object], workspace: Path) -> ToolExecuted:
+    use = ToolUse("call_1", tool, arguments)
+    result = asyncio.run(execute_builtin_tool(use, ToolContext(workspace.resolve())))
+    return ToolExecuted(use, result, 0.0042)
+
+
+def text(line: Line) -> str:
+    return "".join(part for part, _ in line)
+
+
+def outcome(event: ToolExecuted) -> str:
+    return text(tool_spans(event))
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "line"),
+    [
+        ("Write", {"file_path": "two.txt", "content": "a\nb\n"}, "✓ Write two.txt · wrote 2 lines"),
+        ("Write", {"file_path": "two.txt", "content": "a\nb"}, "✓ Write two.txt · wrote 2 lines"),
+        ("Write", {"file_path": "one.txt", "content": "a"}, "✓ Write one.txt · wrote 1 line"),
+        ("Write", {"file_path": "none.txt", "content": ""}, "✓ Write none.txt · wrote 0 lines"),
+        ("Read", {"file_path": "five.txt"}, "✓ Read five.txt · 5 lines"),
+        ("Read", {"file_path": "five.txt", "limit": 2}, "✓ Read five.txt · 2 lines"),
+        ("Bash", {"command": "printf 'x\\ny\\n'"}, "✓ Bash printf 'x\\ny\\n' · 2 lines"),
+        ("Bash", {"command": "true"}, "✓ Bash true · no output"),
+        (
+            "Edit",
+            {"file_path": "five.txt", "old_string": "l", "new_string": "L", "replace_all": True},
+            "✓ Edit five.txt · replaced 5 occurrences",
+        ),
+        ("LS", {}, "✓ LS · 1 line"),
+        ("Bash", {"command": "exit 3"}, "✗ Bash exit 3 · error: (no output)"),
+    ],
+)
+def test_the_tool_line_says_what_the_call_did(
+    tmp_path: Path, tool: str, arguments: dict[str, object], line: str
+) -> None:
+    (tmp_path / "five.txt").write_text("l1\nl2\nl3\nl4\nl5\n")
+    assert outcome(ran(tool, arguments, tmp_path)) == f"{line} · 4 ms"
+
+
+def lines_of(count: int) -> str:
+    return "".join(f"line {n}\n" for n in range(1, count + 1))
+
+
+@pytest.mark.parametrize(
+    ("printed", "shown"),
+    [
+        (0, []),
+        (1, ["line 1"]),
+        (6, [f"line {n}" for n in range(1, 7)]),  # hiding one line would save nothing
+        (7, ["line 1", "line 2", "line 3", "… +2 lines (see all)", "line 6", "line 7"]),
+        (500, ["line 1", "line 2", "line 3", "… +495 lines (see all)", "line 499", "line 500"]),
+    ],
+)
+def test_output_collapses_to_its_first_and_last_lines(
+    tmp_path: Path, printed: int, shown: list[str]
+) -> None:
+    (tmp_path / "out.txt").write_text(lines_of(printed))
+    event = ran("Bash", {"command": "cat out.txt"}, tmp_path)
+    assert [text(line) for line in preview(event, "see all")] == [f"  │ {s}" for s in shown]
+    full = [text(line) for line in full_output(event)]
+    assert full == ([f"  │ line {n}" for n in range(1, printed + 1)] or ["  │ (no output)"])
+
+
+def test_read_is_previewed_as_the_file_reads_without_line_numbers(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("import os\n\tprint(os.sep)\n")
+    event = ran("Read", {"file_path": "a.py"}, tmp_path)
+    assert [text(line) for line in preview(event)] == ["  │ import os", "  │ \tprint(os.sep)"]
+
+
+def test_an_error_shows_in_full_below_its_first_line(tmp_path: Path) -> None:
+    (tmp_path / "out.txt").write_text(lines_of(20))
+    event = ran("Bash", {"command": "cat out.txt; exit 2"}, tmp_path)
+    assert outcome(event).startswith("✗ Bash cat out.txt; exit 2 · error: line 1 · ")
+    shown = [text(line) for line in preview(event, "see all")]
+    assert shown == [*(f"  │ line {n}" for n in range(2, 21)), "  │ ", "  │ (exit code 2)"]
+    assert {style for line in preview(event) for _, style in line} == {"dim", "red"}
+
+
+def test_a_huge_error_is_capped_and_a_long_first_line_shown_whole(tmp_path: Path) -> None:
+    (tmp_path / "out.txt").write_text(lines_of(1000))
+    event = ran("Bash", {"command": "cat out.txt; exit 1"}, tmp_path)
+    shown = [text(line) for line in preview(event, "see all")]
+    # 999 lines after the first, a blank one and the exit code: 30 first, 10 last.
+    assert shown[29:32] == ["  │ line 31", "  │ … +961 lines (see all)", "  │ line 993"]
+    assert len(shown) == 41 and shown[-1] == "  │ (exit code 1)"
+    long_line = "x" * 300
+    event = ToolExecuted(ToolUse("c", "Bash", {}), ToolResult("c", long_line, is_error=True), 0.1)
+    assert outcome(event).endswith("…" + " · 100 ms")
+    assert [text(line) for line in preview(event)] == [f"  │ {long_line}"]
+
+
+def test_write_and_edit_show_their_diff_or_nothing_not_their_report(tmp_path: Path) -> None:
+    event = ran("Write", {"file_path": "n.txt", "content": "a\nb\n"}, tmp_path)
+    assert preview(event) == []
+    diff = ["--- n.txt", "+++ n.txt", "@@ -0,0 +1,2 @@", "+a", "+b"]
+    shown = preview(event, diff=diff)
+    assert [text(line) for line in shown] == diff
+    assert [line[0][1] for line in shown][2:] == ["cyan", "green", "green"]
+
+
+def test_output_from_a_command_cannot_move_the_cursor_or_restyle(tmp_path: Path) -> None:
+    event = ran("Bash", {"command": r"printf '\033[2J\033]0;pwned\007[bold]x[/]\r\n'"}, tmp_path)
+    shown = text(preview(event)[0])
+    assert shown == "  │ \\x1b[2J\\x1b]0;pwned\\x07[bold]x[/]"
+    assert "\x1b" not in "".join(text(line) for line in full_output(event))
+
+
+def test_preview_lines_are_cut_to_the_width() -> None:
+    use = ToolUse("c", "Grep", {"pattern": "x"})
+    event = ToolExecuted(use, ToolResult("c", "y" * 100 + "\nshort"), 0.0)
+    shown = [text(line) for line in preview(event, width=40)]
+    assert shown == ["  │ " + "y" * 35 + "…", "  │ short"]
+
+
+def test_run_writes_the_same_line_and_preview_to_stderr_only(tmp_path: Path) -> None:
+    (tmp_path / "out.txt").write_text(lines_of(9))
+    event = ran("Bash", {"command": "cat out.txt"}, tmp_path)
+    out, err = io.StringIO(), io.StringIO()
+    TerminalOutput(out, err).handle(event)
+    assert out.getvalue() == ""
+    assert err.getvalue().splitlines() == [
+        "✓ Bash cat out.txt · 9 lines · 4 ms",
+        "  │ line 1",
+        "  │ line 2",
+        "  │ line 3",
+        "  │ … +4 lines",
+        "  │ line 8",
+        "  │ line 9",
+    ]
