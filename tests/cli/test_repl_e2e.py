@@ -129,6 +129,41 @@ def test_tool_line_mode_and_model_switches_errors_and_exit(
     assert "How do I install it?" in history.read_text()
 
 
+def test_tool_output_is_previewed_and_ctrl_o_or_output_shows_it_whole(
+    spawn: Any, server: ScriptedServer, workspace: Path
+) -> None:
+    steps = [f"step {n}: do thing {n}" for n in range(1, 8)]
+    (workspace / "README.md").write_text("\n".join(["# widget", "", *steps, "done"]) + "\n")
+    server.stream("e2e_vllm_read_readme.sse").stream("e2e_vllm_answer.sse")
+    server.stream("e2e_vllm_answer.sse")
+    child = spawn()
+    child.expect_exact(PROMPT)
+    child.send("How do I install it?\r")
+    child.expect(r"Read README.md\x1b\[0m\x1b\[2m · 10 lines · ")
+    for shown in ("# widget", "step 1: do thing 1", r"… \+5 lines \(/output 1 or ctrl\+o"):
+        child.expect(shown)
+    child.expect("step 7: do thing 7")
+    child.expect("done")
+    child.expect("pip install widget")
+    child.expect_exact(PROMPT)
+    preview = child.logfile_read.getvalue()
+    assert "step 4" not in preview and "thing 2" not in preview
+
+    child.send("keep this")
+    child.sendcontrol("o")  # shown above the prompt, and what was typed stays
+    child.expect(r"\[1\] .*Read README.md")
+    for n in range(1, 8):
+        child.expect(f"step {n}: do thing {n}")
+    child.expect_exact("keep this")
+    exchange(child, "", "pip install widget")
+    assert bodies(server)[-1]["messages"][-1]["content"] == "keep this"
+    # The calls are still those of the last prompt that made any.
+    exchange(child, "/output 2", "no call 2: the last prompt that ran tools made call 1")
+    exchange(child, "/output 1", "step 4: do thing 4")
+    child.sendcontrol("d")
+    child.expect(pexpect.EOF)
+
+
 def test_ctrl_c_cancels_a_stalled_stream_and_the_next_prompt_works(
     spawn: Any, server: ScriptedServer
 ) -> None:

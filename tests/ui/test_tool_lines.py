@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from nehanda.engine.loop import ToolExecuted
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
+from nehanda.ui.live import LiveRenderer
 from nehanda.ui.terminal import TerminalOutput
 from nehanda.ui.tool_lines import Line, full_output, preview, tool_spans
 
@@ -151,3 +154,22 @@ def test_run_writes_the_same_line_and_preview_to_stderr_only(tmp_path: Path) -> 
         "  │ line 8",
         "  │ line 9",
     ]
+
+
+def test_the_repl_numbers_each_call_and_shows_markup_as_text(tmp_path: Path) -> None:
+    (tmp_path / "out.txt").write_text("[bold red]loud[/]\x1b[31m\n" + lines_of(8))
+    events = [ran("Bash", {"command": "cat out.txt"}, tmp_path), ran("LS", {}, tmp_path)]
+    out = io.StringIO()
+    renderer = LiveRenderer(Console(file=out, width=80, force_terminal=True), tmp_path)
+    with renderer.turn("qwen"):
+        for event in events:
+            renderer.handle(event)
+    shown = out.getvalue()
+    assert "[bold red]loud[/]\\x1b[31m" in shown and "\x1b[31m\n" not in shown
+    assert "… +4 lines (/output 1 or ctrl+o shows all)" in shown
+    out.truncate(0)
+    out.seek(0)
+    renderer.show_output(1)
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).splitlines()
+    assert plain[0] == "[1] ✓ Bash cat out.txt · 9 lines · 4 ms"
+    assert plain[1:] == ["  │ [bold red]loud[/]\\x1b[31m", *(f"  │ line {n}" for n in range(1, 9))]

@@ -69,7 +69,7 @@ async def _main(options: SessionOptions) -> int:
     except NehandaError as exc:
         renderer.error(str(exc))
         return exc.exit_code
-    repl = Repl(chat, options, renderer, make_reader())
+    repl = Repl(chat, options, renderer, make_reader(renderer.show_output))
     try:
         return await repl.run()
     finally:
@@ -334,6 +334,12 @@ class Repl:
 
     async def _cmd_reasoning(self) -> None:
         self.renderer.show_reasoning()
+
+    async def _cmd_output(self, number: str | None = None) -> None:
+        if number is not None and not (number.isascii() and number.isdigit()):
+            self.renderer.error(f"usage: /output [N], N the number of a call ({number!r} is not)")
+            return
+        self.renderer.show_output(None if number is None else int(number))
 
     async def _cmd_context(self) -> None:
         agent = self.chat.agent

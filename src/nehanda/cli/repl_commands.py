@@ -48,6 +48,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "compact", "/compact [FOCUS]", "summarise older turns now (FOCUS: what to keep most of)", 64
     ),
     CommandSpec("reasoning", "/reasoning", "the model's reasoning for the last answer, in full"),
+    CommandSpec(
+        "output", "/output [N]", "the whole output of the last prompt's tool calls (N: one)", 1
+    ),
     CommandSpec("exit", "/exit", "leave (also Ctrl-D, or Ctrl-C twice)"),
 )
 ALIASES = {"quit": "exit", "q": "exit", "?": "help"}
@@ -56,6 +59,7 @@ KEYS = (
     ("Esc Enter, Alt-Enter, \\ Enter", "new line (pasted text keeps its lines)"),
     ("Up, Down", "earlier prompts, kept across sessions"),
     ("Ctrl-C", "cancel the turn; twice at an empty prompt: leave"),
+    ("Ctrl-O", "the whole output of the last prompt's tool calls (as /output)"),
     ("Ctrl-D", "leave"),
 )
 _SPECS = {spec.name: spec for spec in COMMANDS}

@@ -3,7 +3,9 @@
 On a terminal, Enter sends and Esc Enter (Alt-Enter), or a backslash before Enter,
 starts a new line; pasted text keeps its newlines (bracketed paste); earlier prompts
 are kept in the XDG state dir across sessions. Ctrl-C clears a line that has text
-and raises ``Interrupted`` on an empty one; Ctrl-D on an empty line is the end.
+and raises ``Interrupted`` on an empty one; Ctrl-D on an empty line is the end. Ctrl-O
+prints the whole output of the last prompt's tool calls above the prompt, keeping what
+is typed (``expand``; ``/output`` does the same where keys cannot be read).
 
 Where prompt_toolkit cannot draw (input or output not a terminal, ``TERM=dumb``),
 lines are read plainly from stdin, a trailing backslash joining the next line.
@@ -17,12 +19,13 @@ import asyncio
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import suppress
 from pathlib import Path
 from typing import Protocol
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
@@ -51,15 +54,15 @@ def history_path() -> Path:
     return state_dir() / "history"
 
 
-def make_reader() -> Reader:
+def make_reader(expand: Callable[[], None] | None = None) -> Reader:
     plain = os.environ.get("TERM") in ("dumb", "unknown")
     if plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return LineReader(PROMPT if sys.stdin.isatty() else "")
-    return TerminalReader(_history())
+    return TerminalReader(_history(), expand)
 
 
 class TerminalReader:
-    def __init__(self, history: History) -> None:
+    def __init__(self, history: History, expand: Callable[[], None] | None = None) -> None:
         output = create_output(sys.stdout)
         if isinstance(output, Vt100_Output):
             # A cursor position report answered after the prompt has closed would land
@@ -68,7 +71,7 @@ class TerminalReader:
         self.session: PromptSession[str] = PromptSession(
             history=history,
             multiline=True,
-            key_bindings=_key_bindings(),
+            key_bindings=_key_bindings(expand),
             prompt_continuation=CONTINUATION,
             completer=_CommandCompleter(),
             complete_while_typing=False,
@@ -93,7 +96,7 @@ def _history() -> History:
     return FileHistory(str(path))
 
 
-def _key_bindings() -> KeyBindings:
+def _key_bindings(expand: Callable[[], None] | None = None) -> KeyBindings:
     bindings = KeyBindings()
 
     @bindings.add("enter")
@@ -115,6 +118,13 @@ def _key_bindings() -> KeyBindings:
             event.current_buffer.reset()
         else:
             event.app.exit(exception=KeyboardInterrupt())
+
+    if expand is not None:
+        show = expand
+
+        @bindings.add("c-o")
+        def _expand(event: KeyPressEvent) -> None:
+            run_in_terminal(show)
 
     return bindings
 

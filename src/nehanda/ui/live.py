@@ -246,12 +246,12 @@ class LiveRenderer:
         """The whole output of the last prompt's tool calls (``/output``, Ctrl-O); with
         ``number``, of that call alone (1: the first)."""
         count = len(self.calls)
-        if number is not None and not 1 <= number <= count:
-            ran = f"ran {count} tool call{'s' if count != 1 else ''}" if count else "ran no tool"
-            self.error(f"no call {number}: the last prompt {ran}")
-            return
         if not count:
             self.say("no tool has run yet")
+            return
+        if number is not None and not 1 <= number <= count:
+            calls = "call 1" if count == 1 else f"calls 1 to {count}"
+            self.error(f"no call {number}: the last prompt that ran tools made {calls}")
             return
         ascii_only = self.console.options.ascii_only
         for index, event in enumerate(self.calls, 1):
