@@ -15,8 +15,8 @@ from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import ToolUse
 
-USER_THINKS = 1.5
-COMMAND_RUNS = 0.2
+USER_THINKS = 0.8
+COMMAND_RUNS = 0.1
 
 
 class SlowUser:

@@ -173,3 +173,24 @@ def test_the_repl_numbers_each_call_and_shows_markup_as_text(tmp_path: Path) -> 
     plain = re.sub(r"\x1b\[[0-9;]*m", "", out.getvalue()).splitlines()
     assert plain[0] == "[1] ✓ Bash cat out.txt · 9 lines · 4 ms"
     assert plain[1:] == ["  │ [bold red]loud[/]\\x1b[31m", *(f"  │ line {n}" for n in range(1, 9))]
+
+
+def test_a_hostile_call_reaches_stderr_escaped_and_coloured_only_by_nehanda(
+    tmp_path: Path,
+) -> None:
+    # An OSC 52 sequence would set the clipboard; ESC [2J would clear the screen.
+    event = ran("Bash", {"command": "echo 'hi\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J'"}, tmp_path)
+    err = io.StringIO()
+    TerminalOutput(io.StringIO(), err).handle(event)
+    assert err.getvalue().splitlines()[0] == (
+        "✓ Bash echo 'hi\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J' · 1 line · 4 ms"
+    )
+    output = TerminalOutput(io.StringIO(), err)
+    output.color = True  # as on a terminal
+    err.truncate(0)
+    err.seek(0)
+    output.handle(event)
+    codes = re.findall(r"\x1b\[[0-9;]*m", err.getvalue())
+    assert set(codes) == {"\x1b[32m", "\x1b[0m", "\x1b[1m", "\x1b[2m"}
+    assert "\x1b]" not in err.getvalue() and "\x1b[2J" not in err.getvalue()
+    assert err.getvalue().splitlines()[1].endswith("hi\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J")
