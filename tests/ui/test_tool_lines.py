@@ -194,3 +194,13 @@ def test_a_hostile_call_reaches_stderr_escaped_and_coloured_only_by_nehanda(
     assert set(codes) == {"\x1b[32m", "\x1b[0m", "\x1b[1m", "\x1b[2m"}
     assert "\x1b]" not in err.getvalue() and "\x1b[2J" not in err.getvalue()
     assert err.getvalue().splitlines()[1].endswith("hi\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[2J")
+
+
+def test_notes_and_errors_on_stderr_are_escaped_too() -> None:
+    err = io.StringIO()
+    output = TerminalOutput(io.StringIO(), err)
+    output.note("changed: evil\x1b[2Jname")
+    output.error("HTTP 500: \x1b]0;title\x07")
+    assert (
+        err.getvalue() == "note: changed: evil\\x1b[2Jname\nerror: HTTP 500: \\x1b]0;title\\x07\n"
+    )

@@ -10,7 +10,7 @@ of its output, as the REPL shows them (``ui.tool_lines``).
 from __future__ import annotations
 
 import os
-import shutil
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import IO
 
@@ -22,7 +22,7 @@ from nehanda.engine.loop import (
 )
 from nehanda.events import ReasoningDelta, TextDelta
 from nehanda.ui.summary import describe_notice
-from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, preview, tool_spans
+from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, preview, printable, tool_spans
 
 _ANSI = {"bold": "1", "dim": "2", "red": "31", "green": "32", "cyan": "36"}
 
@@ -65,21 +65,27 @@ class TerminalOutput:
     def error(self, message: str) -> None:
         self._end_line()
         prefix = "\x1b[31merror:\x1b[0m" if self.color else "error:"
-        self.err.write(f"{prefix} {message}\n")
+        self.err.write(f"{prefix} {printable(message)}\n")
         self.err.flush()
 
     def note(self, message: str) -> None:
         self._end_line()
         prefix = "\x1b[33mnote:\x1b[0m" if self.color else "note:"
-        self.err.write(f"{prefix} {message}\n")
+        self.err.write(f"{prefix} {printable(message)}\n")
         self.err.flush()
 
     def _tool_line(self, event: ToolExecuted) -> None:
         self._end_line()
-        width = shutil.get_terminal_size().columns if self.err.isatty() else MAX_LINE_CHARS
-        for line in (tool_spans(event), *preview(event, width=width)):
+        for line in (tool_spans(event), *preview(event, width=self._width())):
             self.err.write(self._styled(line) + "\n")
         self.err.flush()
+
+    def _width(self) -> int:
+        """The terminal's columns where stderr is one; a pipe gets whole lines, up to a cap."""
+        with suppress(OSError, ValueError):
+            if self.err.isatty():
+                return os.get_terminal_size(self.err.fileno()).columns
+        return MAX_LINE_CHARS
 
     def _styled(self, line: Line) -> str:
         if not self.color:
