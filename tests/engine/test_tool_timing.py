@@ -20,21 +20,20 @@ COMMAND_RUNS = 0.1
 
 
 class SlowUser:
-    """Says yes, after a while."""
+    """Answers ``run``, after a while."""
 
-    def __init__(self) -> None:
+    def __init__(self, run: bool) -> None:
+        self.run = run
         self.asked: list[ToolUse] = []
 
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
         self.asked.append(tool_use)
         await asyncio.sleep(USER_THINKS)
-        return Answer(run=True)
+        return Answer(run=self.run, reason="the user said no")
 
 
-def test_the_duration_leaves_out_the_wait_for_approval(tmp_path: Path) -> None:
-    call = ToolUse("call_1", "Bash", {"command": f"sleep {COMMAND_RUNS}"})
+def executed(call: ToolUse, user: SlowUser, tmp_path: Path) -> ToolExecuted:
     provider = FakeProvider([call_reply(call), text_reply("done")])
-    user = SlowUser()
     gate = ToolGate(
         BuiltinTools(ToolContext(tmp_path.resolve())), tmp_path, PermissionRules(), user
     )
@@ -43,7 +42,20 @@ def test_the_duration_leaves_out_the_wait_for_approval(tmp_path: Path) -> None:
     async def run() -> list[ToolExecuted]:
         return [event async for event in agent.run("go") if isinstance(event, ToolExecuted)]
 
-    (executed,) = asyncio.run(run())
+    (done,) = asyncio.run(run())
     assert user.asked == [call]
-    assert not executed.result.is_error, executed.result.content
-    assert COMMAND_RUNS <= executed.seconds < USER_THINKS
+    return done
+
+
+def test_the_duration_leaves_out_the_wait_for_approval(tmp_path: Path) -> None:
+    call = ToolUse("call_1", "Bash", {"command": f"sleep {COMMAND_RUNS}"})
+    done = executed(call, SlowUser(run=True), tmp_path)
+    assert not done.result.is_error, done.result.content
+    assert COMMAND_RUNS <= done.seconds < USER_THINKS
+
+
+def test_a_refused_call_ran_for_no_time(tmp_path: Path) -> None:
+    call = ToolUse("call_1", "Bash", {"command": "touch x"})
+    done = executed(call, SlowUser(run=False), tmp_path)
+    assert done.result.is_error and "Permission denied" in done.result.content
+    assert done.seconds == 0.0 and not (tmp_path / "x").exists()

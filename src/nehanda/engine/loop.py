@@ -69,18 +69,18 @@ class ToolExecuted:
 
 
 class Stopwatch:
-    """The time since it was made or last ``restart``ed: the toolset restarts it as the
-    tool begins, after the approval (``Toolset.run``'s ``started``)."""
+    """How long a tool ran: the toolset ``start``s it as the tool begins, after any
+    approval (``Toolset.run``'s ``started``); a call refused or never begun ran 0 s."""
 
     def __init__(self) -> None:
-        self.restart()
+        self._since: float | None = None
 
-    def restart(self) -> None:
+    def start(self) -> None:
         self._since = time.perf_counter()
 
     @property
     def seconds(self) -> float:
-        return time.perf_counter() - self._since
+        return 0.0 if self._since is None else time.perf_counter() - self._since
 
 
 @dataclass(frozen=True)
@@ -199,7 +199,7 @@ class Agent:
                 ran = (
                     checked
                     if isinstance(checked, ToolResult)
-                    else await self.toolset.run(checked, clock.restart)
+                    else await self.toolset.run(checked, clock.start)
                 )
                 results.append(ran)
                 yield ToolExecuted(tool_use, ran, clock.seconds)

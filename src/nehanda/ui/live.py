@@ -50,12 +50,14 @@ def make_console() -> Console:
     return Console(highlight=False, emoji=False)
 
 
-def tool_line(event: ToolExecuted, console: Console) -> Text:
-    """``✓ Read README.md · 3 lines · 4 ms``, the call shortened to keep it on one line."""
+def tool_line(event: ToolExecuted, console: Console, lead: str = "") -> Text:
+    """``✓ Read README.md · 3 lines · 4 ms`` after ``lead``, the call shortened to keep
+    it on one line."""
     mark, (called, style), rest = tool_spans(event, ascii_only=console.options.ascii_only)
+    room = console.width - len(lead) - len(mark[0]) - cell_len(rest[0])
     call = Text(called, style=style)
-    call.truncate(max(console.width - len(mark[0]) - cell_len(rest[0]), 12), overflow="ellipsis")
-    return Text.assemble(mark, call, rest)
+    call.truncate(max(room, 12), overflow="ellipsis")
+    return Text.assemble((lead, "dim"), mark, call, rest)
 
 
 def styled(line: Line) -> Text:
@@ -256,9 +258,7 @@ class LiveRenderer:
         ascii_only = self.console.options.ascii_only
         for index, event in enumerate(self.calls, 1):
             if number in (None, index):
-                self.console.print(
-                    Text.assemble((f"[{index}] ", "dim"), tool_line(event, self.console))
-                )
+                self.console.print(tool_line(event, self.console, f"[{index}] "))
                 for line in full_output(event, ascii_only=ascii_only):
                     self.console.print(styled(line))
 
