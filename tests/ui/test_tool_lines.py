@@ -20,7 +20,7 @@ from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
 from nehanda.ui.live import LiveRenderer
 from nehanda.ui.terminal import TerminalOutput
-from nehanda.ui.tool_lines import Line, full_output, preview, tool_spans
+from nehanda.ui.tool_lines import Line, fitted, full_output, preview, tool_spans
 
 
 def ran(tool: str, arguments: dict[str, object], workspace: Path) -> ToolExecuted:
@@ -204,3 +204,20 @@ def test_notes_and_errors_on_stderr_are_escaped_too() -> None:
     assert (
         err.getvalue() == "note: changed: evil\\x1b[2Jname\nerror: HTTP 500: \\x1b]0;title\\x07\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("width", "line"),
+    [
+        (80, "✗ Bash make all · error: no rule to make target · 4 ms"),
+        (40, "✗ Bash make a… · error: no rule … · 4 ms"),  # 40 characters
+        (10, "✗ Bash make a… · … · 4 ms"),  # the call keeps 12, the mark and time stay
+    ],
+)
+def test_a_line_is_cut_call_first_then_outcome_keeping_the_time(width: int, line: str) -> None:
+    use = ToolUse("c", "Bash", {"command": "make all"})
+    event = ToolExecuted(use, ToolResult("c", "no rule to make target\nStop.", True), 0.004)
+    assert text(fitted(tool_spans(event), width)) == line
+    body = [text(shown) for shown in preview(event, width=width)]
+    # What the line had to cut, the preview shows.
+    assert body == (["  │ Stop."] if width == 80 else ["  │ no rule to make target", "  │ Stop."])

@@ -35,7 +35,15 @@ from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
 from nehanda.ui.markdown_stream import MarkdownBlocks
 from nehanda.ui.summary import describe_call, describe_notice
-from nehanda.ui.tool_lines import Line, duration, full_output, preview, printable, tool_spans
+from nehanda.ui.tool_lines import (
+    Line,
+    duration,
+    fitted,
+    full_output,
+    preview,
+    printable,
+    tool_spans,
+)
 
 REASONING_LINES = 3
 NARROW = 36  # the fewest columns left for a second column beside the first
@@ -51,13 +59,12 @@ def make_console() -> Console:
 
 
 def tool_line(event: ToolExecuted, console: Console, lead: str = "") -> Text:
-    """``✓ Read README.md · 3 lines · 4 ms`` after ``lead``, the call shortened to keep
-    it on one line."""
-    mark, (called, style), rest = tool_spans(event, ascii_only=console.options.ascii_only)
-    room = console.width - len(lead) - len(mark[0]) - cell_len(rest[0])
-    call = Text(called, style=style)
-    call.truncate(max(room, 12), overflow="ellipsis")
-    return Text.assemble((lead, "dim"), mark, call, rest)
+    """``✓ Read README.md · 3 lines · 4 ms`` after ``lead``, cut to keep on one line (the
+    call first, then the outcome, which the preview then shows whole)."""
+    spans = tool_spans(event, ascii_only=console.options.ascii_only)
+    line = Text.assemble((lead, "dim"), *fitted(spans, console.width - len(lead)))
+    line.truncate(console.width, overflow="ellipsis")  # wide characters take two columns
+    return line
 
 
 def styled(line: Line) -> Text:

@@ -22,7 +22,7 @@ from nehanda.engine.loop import (
 )
 from nehanda.events import ReasoningDelta, TextDelta
 from nehanda.ui.summary import describe_notice
-from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, preview, printable, tool_spans
+from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, fitted, preview, printable, tool_spans
 
 _ANSI = {"bold": "1", "dim": "2", "red": "31", "green": "32", "cyan": "36"}
 
@@ -76,7 +76,8 @@ class TerminalOutput:
 
     def _tool_line(self, event: ToolExecuted) -> None:
         self._end_line()
-        for line in (tool_spans(event), *preview(event, width=self._width())):
+        width = self._width()
+        for line in (fitted(tool_spans(event), width), *preview(event, width=width)):
             self.err.write(self._styled(line) + "\n")
         self.err.flush()
 

@@ -26,6 +26,7 @@ PREVIEW_HEAD, PREVIEW_TAIL = 3, 2
 ERROR_HEAD, ERROR_TAIL = 30, 10
 MAX_DIFF_LINES = 40
 MAX_LINE_CHARS = 400  # a preview line is cut here even where nothing narrower is known
+MIN_CALL = 12  # the fewest characters of the call a tool line keeps
 _CONTROL: dict[int, str | None] = {
     c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)
 }
@@ -43,17 +44,34 @@ def duration(seconds: float) -> str:
     return f"{round(seconds * 1000)} ms" if seconds < 1 else f"{seconds:.1f} s"
 
 
-def tool_spans(event: ToolExecuted, *, ascii_only: bool = False) -> tuple[Span, Span, Span]:
-    """The mark, the call and the rest: ``✓ ``, ``Read README.md``, `` · 3 lines · 4 ms``;
-    the call apart, so that a renderer may shorten it to fit."""
+def tool_spans(event: ToolExecuted, *, ascii_only: bool = False) -> Line:
+    """The mark, the call, the outcome and the time: ``✓ ``, ``Read README.md``,
+    `` · 3 lines``, `` · 4 ms``; apart, so that a line can be cut to fit (``fitted``)."""
     ok = not event.result.is_error
     mark = ("✓" if ok else "✗") if not ascii_only else ("+" if ok else "x")
     outcome = describe_result(event.result, event.tool_use)
     return (
         (f"{mark} ", "green" if ok else "red"),
         (printable(describe_call(event.tool_use)), "bold"),
-        (f" · {printable(outcome)} · {duration(event.seconds)}", "dim"),
+        (f" · {printable(outcome)}", "dim"),
+        (f" · {duration(event.seconds)}", "dim"),
     )
+
+
+def fitted(spans: Line, width: int) -> Line:
+    """A tool line cut to ``width``: its call first (to ``MIN_CALL``), then its outcome;
+    the mark and the time stay whole. Spans of one style are joined."""
+    mark, (call, call_style), (outcome, outcome_style), took = spans
+    fixed = len(mark[0]) + len(took[0])
+    call = _cut(call, max(width - fixed - len(outcome), MIN_CALL))
+    outcome = _cut(outcome, max(width - fixed - len(call), 4))
+    line: list[Span] = []
+    for text, style in (mark, (call, call_style), (outcome, outcome_style), took):
+        if line and line[-1][1] == style:
+            line[-1] = (line[-1][0] + text, style)
+        else:
+            line.append((text, style))
+    return tuple(line)
 
 
 def preview(
@@ -71,7 +89,7 @@ def preview(
     room = max(width - len(gutter), 12)
     result = event.result
     if result.is_error:
-        errors = _error_lines(event)
+        errors = _error_lines(event, width)
         return _collapsed(errors, ERROR_HEAD, ERROR_TAIL, hint, gutter, MAX_LINE_CHARS, "red")
     if diff is not None:
         capped = cap_lines(diff, MAX_DIFF_LINES).split("\n")
@@ -104,11 +122,13 @@ def output_lines(event: ToolExecuted) -> list[str]:
     return text.split("\n") if text.strip() else []
 
 
-def _error_lines(event: ToolExecuted) -> list[str]:
+def _error_lines(event: ToolExecuted, width: int) -> list[str]:
     """An error's lines less its first when the tool line holds that whole; all of them
-    when the tool line had to cut it short."""
+    when the tool line had to cut it short (to say it in a few words, or to fit)."""
     lines = output_lines(event)
-    if lines and not describe_result(event.result, event.tool_use).endswith("…"):
+    spans = tool_spans(event)
+    cut = describe_result(event.result, event.tool_use).endswith("…")
+    if lines and not cut and _text(fitted(spans, width)) == _text(spans):
         lines = lines[1:]
         while lines and not lines[0].strip():
             lines.pop(0)
@@ -124,6 +144,10 @@ def _collapsed(
     left_out = len(lines) - head - tail
     note = f"… +{left_out} lines" + (f" ({hint})" if hint else "")
     return [*shown[:head], ((gutter, "dim"), (note, "dim")), *shown[-tail:]]
+
+
+def _text(line: Line) -> str:
+    return "".join(text for text, _ in line)
 
 
 def _gutter(ascii_only: bool) -> str:
