@@ -98,7 +98,7 @@ def preview(
         ]
     tool = BUILTIN_TOOLS.get(event.tool_use.name)
     if tool is not None and tool.diff is not None:
-        return []  # a Write or an Edit: the diff is the preview, and the approval showed it
+        return []  # a Write or an Edit: its diff is its preview (here, or in the approval)
     lines = output_lines(event)
     return _collapsed(lines, PREVIEW_HEAD, PREVIEW_TAIL, hint, gutter, room, "")
 
