@@ -17,17 +17,26 @@ paths (``realpath``) as the tools will. Paths are compared by components. In ord
    is allowed, and a command with risks (``permissions.shell``) only by a rule naming it whole;
 6. otherwise the mode decides: read-only tools run inside the workspace, and in
    ``accept-edits`` mode so do Edit and Write; anything else asks. A path outside the
-   workspace asks;
+   workspace asks. A Bash command that only reads (``permissions.harmless``: ``ls``,
+   ``cat``, ``grep``, ``git log``…) runs too, but only where the facts passed in
+   (``Confinement``) say the kernel sandbox holds it, every path it may name resolves
+   inside the workspace and outside the secret places, a folder it walks holds no
+   secret place and no Read deny rule reaches into the workspace, no Read ask rule
+   covers one of its paths, ``git`` finds the workspace's own repository, and no
+   program in ``PATH`` lies in the workspace;
 7. outside ``yolo`` mode, a call allowed so far asks all the same when it is written,
    word for word, in an earlier tool's output (``ToolUse.copied_from``): the model
    may have repeated what it read rather than meant it.
 
 ``Allow`` and ``Ask`` carry the resolved paths outside the workspace the call uses, so
-that the runner can grant exactly those to the tool once the call may run.
+that the runner can grant exactly those to the tool once the call may run. An ``Ask``
+for a command offers the exact rules (``suggestions``) and, where a part has one, the
+prefix rules (``broader``, ``permissions.prefixes``) that answering "always" may add.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -37,7 +46,9 @@ from nehanda.config.permission_modes import Mode
 from nehanda.config.settings import PermissionSettings, RuleText
 from nehanda.errors import ConfigError
 from nehanda.permissions.command_paths import denied_path, path_deny_rules
+from nehanda.permissions.harmless import reads
 from nehanda.permissions.options import git_global_end
+from nehanda.permissions.prefixes import prefix_rule
 from nehanda.permissions.rules import (
     Rule,
     command_rule_matches,
@@ -45,11 +56,13 @@ from nehanda.permissions.rules import (
     names_a_place_in,
     parse_rule,
     path_rule_matches,
+    path_rule_reaches,
 )
 from nehanda.permissions.rules import (
     family as rule_family,
 )
-from nehanda.permissions.shell import SimpleCommand, analyse
+from nehanda.permissions.secrets import is_secret
+from nehanda.permissions.shell import ShellCommand, SimpleCommand, analyse
 from nehanda.tools.base import Tool
 from nehanda.tools.mcp.names import PREFIX as MCP_PREFIX
 from nehanda.tools.mcp.search import NAME as TOOL_SEARCH
@@ -73,11 +86,13 @@ class Allow:
 
 @dataclass(frozen=True)
 class Ask:
-    """``suggestions``: the rules that answering "always" adds, if any may be offered."""
+    """``suggestions``: the rules that answering "always" adds, if any may be offered;
+    ``broader``: the same with a prefix rule for each part that has one, offered beside."""
 
     reason: str
     suggestions: tuple[str, ...] = ()
     outside: tuple[Path, ...] = ()
+    broader: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,6 +101,26 @@ class Deny:
 
 
 Decision = Allow | Ask | Deny
+
+# How many paths one glob may stand for before a command that only reads asks anyway.
+_MAX_GLOB_MATCHES = 256
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """What holds a Bash command besides the rules, as the gate finds it.
+
+    ``sandboxed``: the kernel sandbox confines it; ``secrets``: the places no command
+    may read (normalised and resolved); ``repository``: the workspace has its own
+    ``.git``, so git reads no repository a command planted; ``search_path_outside``: no
+    ``PATH`` entry is relative or inside the workspace, so ``ls`` is not a program the
+    workspace holds. Until all hold, a command that only reads asks like any other.
+    """
+
+    sandboxed: bool = False
+    secrets: tuple[Path, ...] = ()
+    repository: bool = False
+    search_path_outside: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,8 +172,13 @@ def _read_rules(written: Iterable[RuleText], key: str) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-def decide(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
-    decision = _decide_tool(tool_use, rules, workspace)
+def decide(
+    tool_use: ToolUse,
+    rules: PermissionRules,
+    workspace: Path,
+    held: Confinement = Confinement(),
+) -> Decision:
+    decision = _decide_tool(tool_use, rules, workspace, held)
     if isinstance(decision, Allow) and tool_use.copied_from and rules.mode != "yolo":
         return Ask(
             f"the same call is written in {tool_use.copied_from}, so the model may have "
@@ -148,10 +188,12 @@ def decide(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decisi
     return decision
 
 
-def _decide_tool(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
+def _decide_tool(
+    tool_use: ToolUse, rules: PermissionRules, workspace: Path, held: Confinement
+) -> Decision:
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is not None and tool.command_argument is not None:
-        return _decide_command(tool, tool_use, rules, workspace)
+        return _decide_command(tool, tool_use, rules, workspace, held)
     if tool is not None and tool.path_argument is not None:
         return _decide_paths(tool, tool_use, rules, workspace)
     if tool_use.name.startswith(MCP_PREFIX) or tool_use.name == TOOL_SEARCH:
@@ -163,7 +205,7 @@ def _decide_tool(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> 
 
 
 def _decide_command(
-    tool: Tool, tool_use: ToolUse, rules: PermissionRules, workspace: Path
+    tool: Tool, tool_use: ToolUse, rules: PermissionRules, workspace: Path, held: Confinement
 ) -> Decision:
     command = tool_use.input.get(tool.command_argument or "")
     if not isinstance(command, str):
@@ -196,11 +238,79 @@ def _decide_command(
     ]
     if not unmatched:
         return Allow("allow rules cover every part of the command")
+    if _only_reads(shell, rules, workspace, held):
+        return Allow("it only reads inside the workspace, and the kernel sandbox holds it")
     listed = ", ".join(part.text for part in unmatched)
+    exact = tuple(f"{name}({part.text})" for part in unmatched)
+    broader = tuple(prefix_rule(name, p) or rule for p, rule in zip(unmatched, exact, strict=True))
     return Ask(
         f"no allow rule covers {listed}; commands ask before they run",
-        tuple(f"{name}({part.text})" for part in unmatched),
+        exact,
+        broader=broader if broader != exact else (),
     )
+
+
+def _only_reads(
+    shell: ShellCommand, rules: PermissionRules, workspace: Path, held: Confinement
+) -> bool:
+    """Whether a command may run unasked because it only reads where it may (see step 6)."""
+    if not (held.sandboxed and held.search_path_outside):
+        return False
+    reading = reads(shell)
+    if reading is None or (reading.git and not held.repository):
+        return False
+    if any(rule.covers("Read") and rule.specifier is None for rule in (*rules.deny, *rules.ask)):
+        return False
+    asked = [r for r in rules.ask if r.tool in ("Read", "Edit") and r.specifier is not None]
+    if denied_path(shell, asked, workspace):
+        return False
+    if reading.walks and _walk_meets_a_denial(rules, workspace, held):
+        return False
+    globs = set(reading.globs)
+    return all(
+        _stays_inside(word, word in globs, workspace, held.secrets)
+        for word in (*reading.paths, *reading.globs)
+    )
+
+
+def _walk_meets_a_denial(rules: PermissionRules, workspace: Path, held: Confinement) -> bool:
+    """Whether a walk of the workspace may meet a secret place or a path a Read deny or
+    ask rule covers: neither the kernel (the workspace is writable, so it closes nothing
+    inside) nor the text of the command would stop it there."""
+    if any(is_inside(secret, workspace) for secret in held.secrets):
+        return True
+    return any(
+        rule.tool == "Read" and rule.specifier is not None and path_rule_reaches(rule, workspace)
+        for rule in (*rules.deny, *rules.ask)
+    )
+
+
+def _stays_inside(word: str, globbed: bool, workspace: Path, secrets: tuple[Path, ...]) -> bool:
+    """Whether the path ``word`` names (every path, for a glob) resolves inside the
+    workspace and outside the secret places, as bash will expand it."""
+    if "\0" in word:
+        return False
+    if word.startswith("~"):
+        try:
+            word = str(Path(word).expanduser())
+        except RuntimeError:
+            return False  # ~+, ~- or an unknown user: bash's own expansion
+        if word.startswith("~"):
+            return False
+    candidates = [str(workspace / word)]
+    if globbed:
+        if any(part.startswith(".") for part in Path(word).parts if "*" in part or "?" in part):
+            return False  # bash may match . and .. where Python's glob does not
+        matches = glob.glob(candidates[0])  # noqa: PTH207
+        if len(matches) > _MAX_GLOB_MATCHES:
+            return False
+        candidates += matches
+    for candidate in candidates:
+        lexical = Path(os.path.normpath(candidate))
+        for path in (lexical, Path(os.path.realpath(lexical))):
+            if not is_inside(path, workspace) or is_secret(path, secrets):
+                return False
+    return True
 
 
 def _matchable(parts: Iterable[SimpleCommand]) -> list[SimpleCommand]:

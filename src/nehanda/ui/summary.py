@@ -9,7 +9,7 @@ from nehanda.engine.loop import EngineEvent, ToolExecuted
 from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.tools.watched import steering_note
-from nehanda.types import ToolResult, ToolUse
+from nehanda.types import Refusal, ToolResult, ToolUse
 
 
 def describe_call(tool_use: ToolUse) -> str:
@@ -24,11 +24,23 @@ def describe_call(tool_use: ToolUse) -> str:
 
 
 def describe_result(result: ToolResult) -> str:
+    if result.refusal is not None:
+        return describe_refusal(result.refusal)
     first_line = result.content.strip().splitlines()[0] if result.content.strip() else ""
     if result.is_error:
         return f"error: {_shorten(first_line, 120)}"
     lines = result.content.count("\n") + (0 if result.content.endswith("\n") else 1)
     return f"{lines} line{'s' if lines != 1 else ''}" if result.content else "no output"
+
+
+def describe_refusal(refusal: Refusal) -> str:
+    """Why a call did not run, in full and said as it happened: the user said no (with
+    what they told the model), a rule or the mode denies it, or nobody could be asked."""
+    if refusal.by == "user":
+        return f"you said no: {refusal.words}" if refusal.words else "you said no"
+    if refusal.by == "nobody":
+        return f"not run: it needs approval ({refusal.reason})"
+    return f"not allowed: {refusal.reason}"
 
 
 def _shorten(text: str, width: int) -> str:
