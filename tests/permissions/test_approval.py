@@ -233,7 +233,8 @@ def test_always_offers_the_prefix_and_the_exact_rule_in_full(ws: Path) -> None:
     answer = ask(approver, "Bash", BROADER, command="npm run test -- --ci")
     assert answer == Answer(run=True, always=True, rules=("Bash(npm run test:*)",))
     text = shown.getvalue()
-    assert "1 = Bash(npm run test:*)\n  2 = Bash(npm run test -- --ci)\n" in text
+    assert "1 = Bash(npm run test:*)  (commands that start so)\n" in text
+    assert "2 = Bash(npm run test -- --ci)  (this command only)\n" in text
     approver, _ = prompt(ws, "a2")
     exact = ask(approver, "Bash", BROADER, command="npm run test -- --ci")
     assert exact.rules == ("Bash(npm run test -- --ci)",)

@@ -108,8 +108,9 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
     rules = decision.suggestions
     if offered:
         lines = ["Always allow:"]
-        for number, rule_set in enumerate(offered, 1):
-            lines.append(f"  {number} = {escape_hidden(' and '.join(rule_set))}")
+        notes = ("  (commands that start so)", "  (this command only)")
+        for number, (rule_set, note) in enumerate(zip(offered, notes, strict=True), 1):
+            lines.append(f"  {number} = {escape_hidden(' and '.join(rule_set))}{note}")
         prompt.output.write("\n".join(lines) + "\n")
         picked = await _key(prompt, "Which? (1, 2; Esc = back) ", {"1": "1", "2": "2"})
         if picked is None:
