@@ -1,7 +1,8 @@
 """The approval prompt driven for real: the REPL (``python -m nehanda``) in a pseudo-terminal
 (pexpect), a scripted vLLM server on 127.0.0.1 asking for a Bash call, and a user who
 says no with words for the model, or answers "always" with the prefix rule and keeps
-it in their settings file."""
+it in their settings file; and ``nehanda run`` without a terminal, where a command that
+only reads runs while the kernel sandbox is on, and is refused while it is off."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from typing import Any
 import pexpect
 import pytest
 
+from cli_process import run_json
+from nehanda.sandbox.confine import probe_support
 from scripted_server import ScriptedServer, fixture_body
 
 PROMPT = "\x1b[?2004h"
@@ -107,3 +110,31 @@ def test_always_with_the_prefix_rule_kept_in_the_user_settings(
     assert child.logfile_read.getvalue().count("Run it?") == 1
     child.send("/exit\r")
     child.expect(pexpect.EOF)
+
+
+@pytest.mark.skipif(probe_support().landlock_abi == 0, reason="needs Landlock")
+def test_nehanda_run_reads_unasked_only_while_the_sandbox_is_on(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README.md").write_text("# widget\n")
+    for _ in range(2):
+        server.stream(bash_call("cat README.md | wc -l")).stream("e2e_vllm_answer.sse")
+    assert run_json(server.base_url, "how long is it?", cwd=tmp_path).returncode == 0
+    (result,) = tool_results(server)
+    assert result.startswith("1\n")
+
+    settings = Path(os.environ["XDG_CONFIG_HOME"]) / "nehanda" / "settings.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("[sandbox]\nenabled = false\n")
+    assert run_json(server.base_url, "how long is it?", cwd=tmp_path).returncode == 0
+    (result,) = tool_results(server)
+    assert result.startswith("Permission denied: Bash was not run because it needs the user's")
+
+    settings.write_text("")
+    (tmp_path / "up").symlink_to(tmp_path.parent)
+    server.stream(bash_call("cat up/secret")).stream("e2e_vllm_answer.sse")
+    done = run_json(server.base_url, "x", cwd=tmp_path)
+    assert done.returncode == 0
+    (result,) = tool_results(server)
+    assert result.startswith("Permission denied") and "cat up/secret" in result

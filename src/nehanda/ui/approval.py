@@ -141,10 +141,17 @@ def _places(prompt: TerminalApprover) -> dict[str, tuple[str, Path | None]]:
     places: dict[str, tuple[str, Path | None]] = {"s": ("for this session only", None)}
     if prompt.user_settings is not None:
         places["u"] = (f"in your settings ({prompt.user_settings})", prompt.user_settings)
-    if prompt.project and is_trusted(prompt.workspace):
+    if prompt.project and _trusted(prompt.workspace):
         project = project_settings_path(prompt.workspace)
         places["p"] = (f"in this project's settings ({project})", project)
     return places
+
+
+def _trusted(workspace: Path) -> bool:
+    try:
+        return is_trusted(workspace)
+    except ConfigError:
+        return False  # an unreadable trust store trusts nothing
 
 
 async def _key(prompt: TerminalApprover, question: str, keys: dict[str, str]) -> str | None:
