@@ -18,13 +18,12 @@ from nehanda.permissions.approver import Answer
 from nehanda.permissions.decision import (
     Allow,
     Ask,
-    Confinement,
     Decision,
     PermissionRules,
     decide,
 )
 from nehanda.permissions.gate import ToolGate
-from nehanda.permissions.harmless import reads
+from nehanda.permissions.harmless import Confinement, reads
 from nehanda.permissions.sandboxing import session_sandbox
 from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse

@@ -1,7 +1,9 @@
 """Whether a tool call may run: ``decide(tool_use, rules, workspace) -> Allow | Ask | Deny``.
 
 Pure: no prompts and no settings files; the file system is consulted only to resolve
-paths (``realpath``) as the tools will. Paths are compared by components. In order:
+paths (``realpath``) as the tools will, and to expand a command's globs as bash will;
+what the gate knows of the sandbox comes in as ``Confinement``. Paths are compared by
+components. In order:
 
 1. a matching ``deny`` rule denies; for Bash, a Read or Edit deny rule also denies a
    command naming a path it covers (``permissions.command_paths``), and where any Bash
@@ -36,7 +38,6 @@ prefix rules (``broader``, ``permissions.prefixes``) that answering "always" may
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -46,7 +47,7 @@ from nehanda.config.permission_modes import Mode
 from nehanda.config.settings import PermissionSettings, RuleText
 from nehanda.errors import ConfigError
 from nehanda.permissions.command_paths import denied_path, path_deny_rules
-from nehanda.permissions.harmless import reads
+from nehanda.permissions.harmless import UNCONFINED, Confinement, runs_unasked
 from nehanda.permissions.options import git_global_end
 from nehanda.permissions.prefixes import prefix_rule
 from nehanda.permissions.rules import (
@@ -56,13 +57,11 @@ from nehanda.permissions.rules import (
     names_a_place_in,
     parse_rule,
     path_rule_matches,
-    path_rule_reaches,
 )
 from nehanda.permissions.rules import (
     family as rule_family,
 )
-from nehanda.permissions.secrets import is_secret
-from nehanda.permissions.shell import ShellCommand, SimpleCommand, analyse
+from nehanda.permissions.shell import SimpleCommand, analyse
 from nehanda.tools.base import Tool
 from nehanda.tools.mcp.names import PREFIX as MCP_PREFIX
 from nehanda.tools.mcp.search import NAME as TOOL_SEARCH
@@ -101,26 +100,6 @@ class Deny:
 
 
 Decision = Allow | Ask | Deny
-
-# How many paths one glob may stand for before a command that only reads asks anyway.
-_MAX_GLOB_MATCHES = 256
-
-
-@dataclass(frozen=True)
-class Confinement:
-    """What holds a Bash command besides the rules, as the gate finds it.
-
-    ``sandboxed``: the kernel sandbox confines it; ``secrets``: the places no command
-    may read (normalised and resolved); ``repository``: the workspace has its own
-    ``.git``, so git reads no repository a command planted; ``search_path_outside``: no
-    ``PATH`` entry is relative or inside the workspace, so ``ls`` is not a program the
-    workspace holds. Until all hold, a command that only reads asks like any other.
-    """
-
-    sandboxed: bool = False
-    secrets: tuple[Path, ...] = ()
-    repository: bool = False
-    search_path_outside: bool = False
 
 
 @dataclass(frozen=True)
@@ -176,7 +155,7 @@ def decide(
     tool_use: ToolUse,
     rules: PermissionRules,
     workspace: Path,
-    held: Confinement = Confinement(),
+    held: Confinement = UNCONFINED,
 ) -> Decision:
     decision = _decide_tool(tool_use, rules, workspace, held)
     if isinstance(decision, Allow) and tool_use.copied_from and rules.mode != "yolo":
@@ -238,7 +217,7 @@ def _decide_command(
     ]
     if not unmatched:
         return Allow("allow rules cover every part of the command")
-    if _only_reads(shell, rules, workspace, held):
+    if runs_unasked(shell, rules.deny, rules.ask, workspace, held):
         return Allow("it only reads inside the workspace, and the kernel sandbox holds it")
     listed = ", ".join(part.text for part in unmatched)
     exact = tuple(f"{name}({part.text})" for part in unmatched)
@@ -248,69 +227,6 @@ def _decide_command(
         exact,
         broader=broader if broader != exact else (),
     )
-
-
-def _only_reads(
-    shell: ShellCommand, rules: PermissionRules, workspace: Path, held: Confinement
-) -> bool:
-    """Whether a command may run unasked because it only reads where it may (see step 6)."""
-    if not (held.sandboxed and held.search_path_outside):
-        return False
-    reading = reads(shell)
-    if reading is None or (reading.git and not held.repository):
-        return False
-    if any(rule.covers("Read") and rule.specifier is None for rule in (*rules.deny, *rules.ask)):
-        return False
-    asked = [r for r in rules.ask if r.tool in ("Read", "Edit") and r.specifier is not None]
-    if denied_path(shell, asked, workspace):
-        return False
-    if reading.walks and _walk_meets_a_denial(rules, workspace, held):
-        return False
-    globs = set(reading.globs)
-    return all(
-        _stays_inside(word, word in globs, workspace, held.secrets)
-        for word in (*reading.paths, *reading.globs)
-    )
-
-
-def _walk_meets_a_denial(rules: PermissionRules, workspace: Path, held: Confinement) -> bool:
-    """Whether a walk of the workspace may meet a secret place or a path a Read deny or
-    ask rule covers: neither the kernel (the workspace is writable, so it closes nothing
-    inside) nor the text of the command would stop it there."""
-    if any(is_inside(secret, workspace) for secret in held.secrets):
-        return True
-    return any(
-        rule.tool == "Read" and rule.specifier is not None and path_rule_reaches(rule, workspace)
-        for rule in (*rules.deny, *rules.ask)
-    )
-
-
-def _stays_inside(word: str, globbed: bool, workspace: Path, secrets: tuple[Path, ...]) -> bool:
-    """Whether the path ``word`` names (every path, for a glob) resolves inside the
-    workspace and outside the secret places, as bash will expand it."""
-    if "\0" in word:
-        return False
-    if word.startswith("~"):
-        try:
-            word = str(Path(word).expanduser())
-        except RuntimeError:
-            return False  # ~+, ~- or an unknown user: bash's own expansion
-        if word.startswith("~"):
-            return False
-    candidates = [str(workspace / word)]
-    if globbed:
-        if any(part.startswith(".") for part in Path(word).parts if "*" in part or "?" in part):
-            return False  # bash may match . and .. where Python's glob does not
-        matches = glob.glob(candidates[0])  # noqa: PTH207
-        if len(matches) > _MAX_GLOB_MATCHES:
-            return False
-        candidates += matches
-    for candidate in candidates:
-        lexical = Path(os.path.normpath(candidate))
-        for path in (lexical, Path(os.path.realpath(lexical))):
-            if not is_inside(path, workspace) or is_secret(path, secrets):
-                return False
-    return True
 
 
 def _matchable(parts: Iterable[SimpleCommand]) -> list[SimpleCommand]:

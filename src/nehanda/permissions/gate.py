@@ -31,12 +31,12 @@ from nehanda.permissions.approver import Answer, Approver
 from nehanda.permissions.decision import (
     Allow,
     Ask,
-    Confinement,
     Decision,
     Deny,
     PermissionRules,
     decide,
 )
+from nehanda.permissions.harmless import UNCONFINED, Confinement
 from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
@@ -104,9 +104,9 @@ class ToolGate:
         tool = BUILTIN_TOOLS.get(use.name)
         box = self.sandbox
         if tool is None or tool.command_argument is None:
-            return Confinement()
+            return UNCONFINED
         if box is None or not box.filesystem or not self.confined:
-            return Confinement()
+            return UNCONFINED
         found = {Path(place) for place in box.denied_paths()}
         for place in secret_paths():
             found |= {Path(os.path.normpath(place)), Path(os.path.realpath(place))}

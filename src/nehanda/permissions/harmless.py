@@ -1,4 +1,4 @@
-"""Commands that only read: ``reads(shell)`` and the words in them that may name paths.
+"""Commands that only read, and whether one may run unasked: ``reads``, ``runs_unasked``.
 
 A Bash command made only of ``ls``, ``cat``, ``head``, ``tail``, ``wc``, ``pwd``,
 ``grep``, ``rg``, ``find`` (tests only, no actions) and ``git status|log|diff|show``,
@@ -7,21 +7,30 @@ as every option it carries is one listed here (the tools' options are allow list
 ``tail -f``, ``grep -R``, ``rg --pre``, ``rg -z``, ``find -L`` and anything unknown are
 not). git's options are too many to list: for git, ``permissions.options`` finds the
 ones that write or run (``--output``, ``--ext-diff``, ``-c``), which make the command a
-risk before it gets here. ``decision`` lets such a command run unasked only where the
-kernel sandbox holds it and every path it may name lies inside the workspace.
+risk before it gets here. Such a command runs unasked only where the kernel sandbox
+holds it and every path it may name lies inside the workspace and outside the secret
+places: ``runs_unasked`` checks that against the facts the gate found (``Confinement``)
+and the rules, and ``*``/``?`` globs are expanded as bash will (the file system is read
+only for that and to resolve paths).
 
-Pure and conservative: each word that is not an option, and each option's value, is
+Conservative: each word that is not an option, and each option's value, is
 taken as a path, so a pattern that looks like a path outside (``grep /etc x``) makes the
 command ask. A word the shell expands (``$HOME``, ``$(…)``, ``{a,b}``, a ``[…]`` glob,
-a ``~`` after ``=`` or ``:``) makes it not one of these; ``*`` and ``?`` globs are
-reported (``Reading.globs``) for the caller to expand as bash would.
+a ``~`` after ``=`` or ``:``) makes it not one of these.
 """
 
 from __future__ import annotations
 
+import glob
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
+from nehanda.permissions.command_paths import denied_path
+from nehanda.permissions.rules import Rule, path_rule_reaches
+from nehanda.permissions.secrets import is_secret
 from nehanda.permissions.shell import HARMLESS_TARGETS, ShellCommand, SimpleCommand
+from nehanda.tools.paths import is_inside
 
 
 def _names(text: str) -> frozenset[str]:
@@ -271,3 +280,101 @@ def _git(args: tuple[str, ...]) -> tuple[list[str], bool] | None:
         else:
             words.append(word)
     return words, False
+
+
+# -- where it may read ------------------------------------------------------------
+
+
+# How many paths one glob may stand for before a command that only reads asks anyway.
+_MAX_GLOB_MATCHES = 256
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """What holds a Bash command besides the rules, as the gate finds it.
+
+    ``sandboxed``: the kernel sandbox confines it; ``secrets``: the places no command
+    may read (normalised and resolved); ``repository``: the workspace has its own
+    ``.git``, so git reads no repository a command planted; ``search_path_outside``: no
+    ``PATH`` entry is relative or inside the workspace, so ``ls`` is not a program the
+    workspace holds. Until all hold, a command that only reads asks like any other.
+    """
+
+    sandboxed: bool = False
+    secrets: tuple[Path, ...] = ()
+    repository: bool = False
+    search_path_outside: bool = False
+
+
+# Where nothing is known to hold a command: what only reads asks like anything else.
+UNCONFINED = Confinement()
+
+
+def runs_unasked(
+    shell: ShellCommand,
+    deny: tuple[Rule, ...],
+    ask: tuple[Rule, ...],
+    workspace: Path,
+    held: Confinement,
+) -> bool:
+    """Whether ``shell`` may run unasked: it only reads, and only where it may, under the
+    deny and ask rules in force (``decision``, step 6)."""
+    if not (held.sandboxed and held.search_path_outside):
+        return False
+    reading = reads(shell)
+    if reading is None or (reading.git and not held.repository):
+        return False
+    if any(rule.covers("Read") and rule.specifier is None for rule in (*deny, *ask)):
+        return False
+    asked = [r for r in ask if r.tool in ("Read", "Edit") and r.specifier is not None]
+    if denied_path(shell, asked, workspace):
+        return False
+    if reading.walks and _walk_meets_a_denial(deny, ask, workspace, held):
+        return False
+    globs = set(reading.globs)
+    return all(
+        _stays_inside(word, word in globs, workspace, held.secrets)
+        for word in (*reading.paths, *reading.globs)
+    )
+
+
+def _walk_meets_a_denial(
+    deny: tuple[Rule, ...], ask: tuple[Rule, ...], workspace: Path, held: Confinement
+) -> bool:
+    """Whether a walk of the workspace may meet a secret place or a path a Read deny or
+    ask rule covers: neither the kernel (the workspace is writable, so it closes nothing
+    inside) nor the text of the command would stop it there."""
+    if any(is_inside(secret, workspace) for secret in held.secrets):
+        return True
+    return any(
+        rule.tool == "Read" and rule.specifier is not None and path_rule_reaches(rule, workspace)
+        for rule in (*deny, *ask)
+    )
+
+
+def _stays_inside(word: str, globbed: bool, workspace: Path, secrets: tuple[Path, ...]) -> bool:
+    """Whether the path ``word`` names (every path, for a glob) resolves inside the
+    workspace and outside the secret places, as bash will expand it."""
+    if "\0" in word:
+        return False
+    if word.startswith("~"):
+        try:
+            word = str(Path(word).expanduser())
+        except RuntimeError:
+            return False  # ~+, ~- or an unknown user: bash's own expansion
+        if word.startswith("~"):
+            return False
+    candidates = [str(workspace / word)]
+    if globbed:
+        if any(part.startswith(".") for part in Path(word).parts if "*" in part or "?" in part):
+            return False  # bash may match . and .. where Python's glob does not
+        matches = glob.glob(candidates[0])  # noqa: PTH207
+        if len(matches) > _MAX_GLOB_MATCHES:
+            return False
+        candidates += matches
+    for candidate in candidates:
+        lexical = Path(os.path.normpath(candidate))
+        for path in (lexical, Path(os.path.realpath(lexical))):
+            if not is_inside(path, workspace) or is_secret(path, secrets):
+                return False
+    return True
