@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from fakes import run_through
 from nehanda.config.permission_modes import Mode
@@ -313,3 +315,28 @@ def test_the_gate_runs_a_read_unasked_only_with_the_sandbox_on(ws: Path) -> None
     off = Recorder(Answer(False, reason="the user said no"))
     assert run(gate_for(ws, False, off), "cat README.md").refusal is not None
     assert off.asked == ["cat README.md"]
+
+
+_SAFE_WORDS = ["ls", "cat", "grep", "rg", "find", "git", "log", "-n", "README.md", "src", "."]
+# Dangerous wherever they stand (a command name such as rm is tried in ATTACKS).
+_DANGEROUS = [
+    ">", "~/.ssh/id_rsa", "../secret", "$(id)", "`id`", "$HOME/.npmrc", "--pre",
+    "--output=x", "a/credentials", "/etc/shadow", "{a,b}", "x=~/.npmrc", "--ext-diff",
+    "up/secret", "~", "a/*", "--follow", "--search-zip",
+]  # fmt: skip
+_JOINERS = [" ", " | ", " && ", "; "]
+
+
+@given(
+    st.lists(st.sampled_from(_SAFE_WORDS + _DANGEROUS), min_size=1, max_size=6),
+    st.lists(st.sampled_from(_JOINERS), min_size=6, max_size=6),
+)
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_no_command_with_a_dangerous_word_runs_unasked(
+    ws: Path, words: list[str], joiners: list[str]
+) -> None:
+    command = "".join(word + joiner for word, joiner in zip(words, joiners, strict=False))
+    decision = judge(ws, command.strip(" |&;"))
+    if isinstance(decision, Allow):
+        assert not set(words) & set(_DANGEROUS), command
+        assert isinstance(judge(ws, command.strip(" |&;"), held(sandboxed=False)), Ask)
