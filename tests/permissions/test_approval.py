@@ -300,3 +300,14 @@ def test_the_gate_adds_the_prefix_rule_picked(ws: Path) -> None:
     assert "ran" in gate_call(gate, "Bash", command="make test").content
     assert "ran 2" in gate_call(gate, "Bash", command="make test X=2").content
     assert len(approver.asked) == 1
+
+
+def test_a_rule_for_a_path_in_this_workspace_is_not_offered_for_every_project(ws: Path) -> None:
+    settings = user_settings_path()
+    shown = io.StringIO()
+    approver = TerminalApprover(io.StringIO("a"), shown, ws, settings, project=True)
+    decision = Ask("changes ask", ("Edit(src/a.py)",))
+    answer = ask(approver, "Edit", decision, file_path="src/a.py", old_string="a", new_string="b")
+    assert answer.always and answer.rules == ("Edit(src/a.py)",)
+    assert "a = always allow Edit(src/a.py) this session" in shown.getvalue()
+    assert not settings.exists()

@@ -116,7 +116,7 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
         if picked is None:
             return None
         rules = offered[int(picked) - 1]
-    places = _places(prompt)
+    places = _places(prompt, rules)
     if len(places) > 1:
         keys = {key: key for key in places}
         choices = ", ".join(f"{key} = {where}" for key, (where, _) in places.items())
@@ -133,18 +133,31 @@ def _always_choice(prompt: TerminalApprover, decision: Ask) -> str:
         return ""
     if decision.broader:
         return ", a = always allow (pick the rule)"
-    session = "" if len(_places(prompt)) > 1 else " this session"
+    session = "" if len(_places(prompt, decision.suggestions)) > 1 else " this session"
     return f", a = always allow {' and '.join(decision.suggestions)}{session}"
 
 
-def _places(prompt: TerminalApprover) -> dict[str, tuple[str, Path | None]]:
+def _places(prompt: TerminalApprover, rules: tuple[str, ...]) -> dict[str, tuple[str, Path | None]]:
+    """Where ``rules`` may be kept. Not in the user's settings, which every project reads,
+    if one names a path inside this workspace (``Edit(src/a.py)``)."""
     places: dict[str, tuple[str, Path | None]] = {"s": ("for this session only", None)}
-    if prompt.user_settings is not None:
+    if prompt.user_settings is not None and not any(map(_names_a_workspace_path, rules)):
         places["u"] = (f"in your settings ({prompt.user_settings})", prompt.user_settings)
     if prompt.project and _trusted(prompt.workspace):
         project = project_settings_path(prompt.workspace)
         places["p"] = (f"in this project's settings ({project})", project)
     return places
+
+
+def _names_a_workspace_path(text: str) -> bool:
+    try:
+        rule = parse_rule(text)
+    except ValueError:
+        return True
+    tool = BUILTIN_TOOLS.get(rule.tool)
+    if rule.specifier is None or tool is None or tool.path_argument is None:
+        return False
+    return not rule.specifier.startswith(("/", "~"))
 
 
 def _trusted(workspace: Path) -> bool:
