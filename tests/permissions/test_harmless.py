@@ -86,6 +86,7 @@ HARMLESS = [
     "head -n 5 README.md",
     "head -5 README.md",
     "tail -n 20 src/app.py",
+    "tail -n +2 src/app.py",
     "wc -l README.md src/app.py",
     "pwd",
     "grep -rn print src",
@@ -176,6 +177,8 @@ ATTACKS = [
     "tail -F README.md",
     "tail --follow README.md",
     "tail --fo README.md",
+    "tail +5f README.md",  # the old spelling of tail -f: it never ends
+    "tail +1 README.md",
     "head -c 1 /dev/sda",
     "cat /proc/self/environ",
     "rg --pre sh x",

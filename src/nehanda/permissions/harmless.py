@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from nehanda.permissions.command_paths import denied_path
@@ -43,7 +43,9 @@ class _Options:
     rest of the cluster or the next word); ``long``/``long_valued`` the same for long
     options (exact names: an abbreviation is not listed); ``optional``: long options
     whose value, if any, follows ``=``; ``numbers``: ``-5`` means ``-n 5``; ``walking``:
-    options that make the command walk folders; ``walks``: it always may."""
+    options that make the command walk folders; ``walks``: it always may;
+    ``plus_option``: an operand starting with ``+`` may be an option (``tail +5f`` is
+    the old spelling of ``tail -f``)."""
 
     flags: str = ""
     valued: str = ""
@@ -53,11 +55,13 @@ class _Options:
     numbers: bool = False
     walking: frozenset[str] = frozenset()
     walks: bool = False
+    plus_option: bool = False
 
 
 _HEAD = _Options(
     "qvz", "nc", _names("quiet silent verbose zero-terminated"), _names("lines bytes"), numbers=True
 )
+_TAIL = replace(_HEAD, plus_option=True)
 _TOOLS = {
     "ls": _Options(
         "aAbBcCdfFgGhiklmnNopqQrRsStuUvxXZ1",
@@ -78,7 +82,7 @@ _TOOLS = {
         ),
     ),
     "head": _HEAD,
-    "tail": _HEAD,
+    "tail": _TAIL,
     "wc": _Options("cmlwL", long=_names("bytes chars lines words max-line-length")),
     "pwd": _Options("LP"),
     "grep": _Options(
@@ -204,6 +208,8 @@ def _parse(options: _Options, args: tuple[str, ...]) -> tuple[list[str], bool] |
         word = args[index]
         index += 1
         if operands_only or word == "-" or not word.startswith("-"):
+            if options.plus_option and word.startswith("+"):
+                return None
             words.append(word)
         elif word == "--":
             operands_only = True
