@@ -63,10 +63,28 @@ class ToolUse:
 
 
 @dataclass(frozen=True)
+class Refusal:
+    """Why a call was not run, for the people watching (the model reads ``content``).
+
+    ``by``: "user" (they said no; ``words`` holds what they added, if anything),
+    "rules" (a rule or the mode denies it) or "nobody" (it needed approval and nobody
+    could be asked). ``reason`` says why in full.
+    """
+
+    by: Literal["user", "rules", "nobody"]
+    reason: str
+    words: str = ""
+
+
+@dataclass(frozen=True)
 class ToolResult:
+    """``refusal`` is set, by the permission gate only, on the answer to a call that
+    was not allowed to run."""
+
     tool_use_id: str
     content: str
     is_error: bool = False
+    refusal: Refusal | None = None
 
 
 Part = TextPart | ReasoningPart | ToolUse | ToolResult

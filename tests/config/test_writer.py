@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from nehanda.config.settings import load_settings, resolve_named_provider, user_settings_path
-from nehanda.config.writer import set_provider_setting
+from nehanda.config.writer import add_permission_rule, set_provider_setting
 from nehanda.errors import ConfigError
+from nehanda.fs import NEW_FILE_MODE
 
 COMMENTED = """\
 # my settings, by hand
@@ -125,3 +126,50 @@ def test_a_value_the_settings_refuse_is_not_written() -> None:
         set_provider_setting("box", "max_retries", 99)
     assert path.read_text() == COMMENTED
     assert [p.name for p in path.parent.iterdir()] == ["settings.toml"]  # no temporary left
+
+
+# -- add_permission_rule --------------------------------------------------------------
+
+
+def test_a_rule_joins_the_allow_list_and_every_comment_and_line_stays(tmp_path: Path) -> None:
+    path = user_file(COMMENTED)
+    assert add_permission_rule("Bash(npm run test:*)") == path
+    expected = COMMENTED.replace(
+        'allow = ["Bash(git status)"]', 'allow = ["Bash(git status)", "Bash(npm run test:*)"]'
+    )
+    assert path.read_text() == expected
+    allowed = [rule.text for rule in load_settings(tmp_path).permissions.allow]
+    assert allowed == ["Bash(git status)", "Bash(npm run test:*)"]
+
+
+def test_a_multiline_allow_list_keeps_its_comments() -> None:
+    text = '[permissions]\n# mine\nallow = [\n  "Bash(ls)",  # listing\n]\n\n[sandbox]\n'
+    path = user_file(text)
+    add_permission_rule("Bash(git log:*)")
+    assert path.read_text() == text.replace(
+        '  "Bash(ls)",  # listing\n', '  "Bash(ls)",  # listing\n  "Bash(git log:*)",\n'
+    )
+
+
+def test_the_table_and_the_list_are_made_when_missing_and_a_rule_is_added_once() -> None:
+    path = user_file('default_provider = "box"  # mine\n')
+    add_permission_rule("Bash(git status:*)")
+    add_permission_rule("Bash(git status:*)")
+    assert path.read_text() == (
+        'default_provider = "box"  # mine\n\n[permissions]\nallow = ["Bash(git status:*)"]\n'
+    )
+    fresh = user_settings_path().parent / "other.toml"
+    add_permission_rule("Bash(make:*)", path=fresh)
+    assert fresh.read_text() == '[permissions]\nallow = ["Bash(make:*)"]\n'
+    assert stat.S_IMODE(fresh.stat().st_mode) == NEW_FILE_MODE
+
+
+def test_a_file_nehanda_cannot_read_gets_no_rule() -> None:
+    text = '[permissions]\nallow = "Bash(ls)"\n'
+    path = user_file(text)
+    with pytest.raises(ConfigError) as raised:
+        add_permission_rule("Bash(make:*)")
+    assert str(path) in str(raised.value) and "\n" not in str(raised.value)
+    assert path.read_text() == text
+    with pytest.raises(ConfigError, match="not a list of rules"):
+        add_permission_rule("Bash(make:*)", "mode")

@@ -341,7 +341,9 @@ def _tool_gate(
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
-        approver = TerminalApprover(sys.stdin, sys.stderr, options.workspace)
+        approver = TerminalApprover(
+            sys.stdin, sys.stderr, options.workspace, user_settings_path(), project=True
+        )
     confined = sandbox is not None and sandbox.filesystem
     tools = with_mcp(BuiltinTools(context), mcp.servers, settings, window, rules.mode == "plan")
     return ToolGate(tools, options.workspace, rules, approver, confined, sandbox)

@@ -1,7 +1,9 @@
 """Changes one setting in a settings file, keeping everything else as the user wrote it.
 
 ``set_provider_setting`` sets one key of one ``[providers.NAME]`` table (creating the
-table from a full entry when asked) and leaves the rest of the file, its comments,
+table from a full entry when asked); ``add_permission_rule`` adds one rule to
+``[permissions] allow`` (or ``ask``, ``deny``), unless the list holds it already. Both
+leave the rest of the file, its comments,
 order and formatting alone: the file is edited as a TOML document (tomlkit, imported
 only here), not re-serialised from the settings model. The existing file is read with
 the same checks ``load_settings`` applies, so a file nehanda cannot read is a one-line
@@ -40,11 +42,39 @@ def set_provider_setting(
     path = path or user_settings_path()
     existing = read_settings_file(path)
     edited = _edited(existing[1] if existing else "", name, key, value, entry, path)
+    _write(path, edited, existing is not None)
+    return path
+
+
+def add_permission_rule(rule: str, key: str = "allow", *, path: Path | None = None) -> Path:
+    """Adds ``rule`` to ``permissions.KEY`` in ``path`` (default: the user settings file),
+    creating the table or the list if need be. The caller checks that the rule parses
+    (the rule language lives above this layer). Returns the path."""
+    import tomlkit
+
+    if key not in ("allow", "ask", "deny"):
+        raise ConfigError(f"permissions.{key} is not a list of rules; use allow, ask or deny")
+    path = path or user_settings_path()
+    existing = read_settings_file(path)
+    document = tomlkit.parse(existing[1] if existing else "")
+    if "permissions" not in document:
+        document["permissions"] = tomlkit.table()
+    table = document["permissions"]
+    if key not in table:
+        table[key] = tomlkit.array()
+    if rule not in table[key]:
+        table[key].append(rule)
+        _write(path, tomlkit.dumps(document), existing is not None)
+    return path
+
+
+def _write(path: Path, edited: str, existed: bool) -> None:
+    """``edited`` into ``path`` once it passes the checks, atomically, with the file's
+    own permission bits (a new file gets nehanda's)."""
     _check(path, edited)
-    mode = stat.S_IMODE(path.stat().st_mode) if existing else NEW_FILE_MODE
+    mode = stat.S_IMODE(path.stat().st_mode) if existed else NEW_FILE_MODE
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, edited.encode("utf-8"), mode)
-    return path
 
 
 def _edited(

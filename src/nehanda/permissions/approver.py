@@ -16,11 +16,20 @@ from nehanda.types import ToolUse
 
 @dataclass(frozen=True)
 class Answer:
-    """The user's answer; ``reason`` says, for the model, why a call did not run."""
+    """The user's answer; ``reason`` says, for the model, why a call did not run.
+
+    ``words``: what the user told the model with their no ("use uv run pytest
+    instead"), passed on as theirs. ``rules``: with ``always``, the rules picked among
+    those the question offered (``Ask.suggestions`` or ``Ask.broader``; the suggestions
+    when empty). ``answered`` is false where nobody could be asked.
+    """
 
     run: bool
     always: bool = False
     reason: str = ""
+    words: str = ""
+    rules: tuple[str, ...] = ()
+    answered: bool = True
 
 
 class Approver(Protocol):
@@ -33,6 +42,7 @@ class NoTerminal:
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
         return Answer(
             run=False,
+            answered=False,
             reason="nehanda is not running in a terminal, so the user could not be asked "
             "(they can rerun with --yes, or allow such calls in their settings)",
         )

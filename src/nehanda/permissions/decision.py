@@ -1,7 +1,9 @@
 """Whether a tool call may run: ``decide(tool_use, rules, workspace) -> Allow | Ask | Deny``.
 
 Pure: no prompts and no settings files; the file system is consulted only to resolve
-paths (``realpath``) as the tools will. Paths are compared by components. In order:
+paths (``realpath``) as the tools will, and to expand a command's globs as bash will;
+what the gate knows of the sandbox comes in as ``Confinement``. Paths are compared by
+components. In order:
 
 1. a matching ``deny`` rule denies; for Bash, a Read or Edit deny rule also denies a
    command naming a path it covers (``permissions.command_paths``), and where any Bash
@@ -17,13 +19,21 @@ paths (``realpath``) as the tools will. Paths are compared by components. In ord
    is allowed, and a command with risks (``permissions.shell``) only by a rule naming it whole;
 6. otherwise the mode decides: read-only tools run inside the workspace, and in
    ``accept-edits`` mode so do Edit and Write; anything else asks. A path outside the
-   workspace asks;
+   workspace asks. A Bash command that only reads (``permissions.harmless``: ``ls``,
+   ``cat``, ``grep``, ``git log``…) runs too, but only where the facts passed in
+   (``Confinement``) say the kernel sandbox holds it, every path it may name resolves
+   inside the workspace and outside the secret places, a folder it walks holds no
+   secret place and no Read deny rule reaches into the workspace, no Read ask rule
+   covers one of its paths, ``git`` finds the workspace's own repository, and no
+   program in ``PATH`` lies in the workspace;
 7. outside ``yolo`` mode, a call allowed so far asks all the same when it is written,
    word for word, in an earlier tool's output (``ToolUse.copied_from``): the model
    may have repeated what it read rather than meant it.
 
 ``Allow`` and ``Ask`` carry the resolved paths outside the workspace the call uses, so
-that the runner can grant exactly those to the tool once the call may run.
+that the runner can grant exactly those to the tool once the call may run. An ``Ask``
+for a command offers the exact rules (``suggestions``) and, where a part has one, the
+prefix rules (``broader``, ``permissions.prefixes``) that answering "always" may add.
 """
 
 from __future__ import annotations
@@ -37,7 +47,9 @@ from nehanda.config.permission_modes import Mode
 from nehanda.config.settings import PermissionSettings, RuleText
 from nehanda.errors import ConfigError
 from nehanda.permissions.command_paths import denied_path, path_deny_rules
+from nehanda.permissions.harmless import UNCONFINED, Confinement, runs_unasked
 from nehanda.permissions.options import git_global_end
+from nehanda.permissions.prefixes import prefix_rule
 from nehanda.permissions.rules import (
     Rule,
     command_rule_matches,
@@ -73,11 +85,13 @@ class Allow:
 
 @dataclass(frozen=True)
 class Ask:
-    """``suggestions``: the rules that answering "always" adds, if any may be offered."""
+    """``suggestions``: the rules that answering "always" adds, if any may be offered;
+    ``broader``: the same with a prefix rule for each part that has one, offered beside."""
 
     reason: str
     suggestions: tuple[str, ...] = ()
     outside: tuple[Path, ...] = ()
+    broader: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,8 +151,13 @@ def _read_rules(written: Iterable[RuleText], key: str) -> tuple[Rule, ...]:
     return tuple(rules)
 
 
-def decide(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
-    decision = _decide_tool(tool_use, rules, workspace)
+def decide(
+    tool_use: ToolUse,
+    rules: PermissionRules,
+    workspace: Path,
+    held: Confinement = UNCONFINED,
+) -> Decision:
+    decision = _decide_tool(tool_use, rules, workspace, held)
     if isinstance(decision, Allow) and tool_use.copied_from and rules.mode != "yolo":
         return Ask(
             f"the same call is written in {tool_use.copied_from}, so the model may have "
@@ -148,10 +167,12 @@ def decide(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decisi
     return decision
 
 
-def _decide_tool(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> Decision:
+def _decide_tool(
+    tool_use: ToolUse, rules: PermissionRules, workspace: Path, held: Confinement
+) -> Decision:
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is not None and tool.command_argument is not None:
-        return _decide_command(tool, tool_use, rules, workspace)
+        return _decide_command(tool, tool_use, rules, workspace, held)
     if tool is not None and tool.path_argument is not None:
         return _decide_paths(tool, tool_use, rules, workspace)
     if tool_use.name.startswith(MCP_PREFIX) or tool_use.name == TOOL_SEARCH:
@@ -163,7 +184,7 @@ def _decide_tool(tool_use: ToolUse, rules: PermissionRules, workspace: Path) -> 
 
 
 def _decide_command(
-    tool: Tool, tool_use: ToolUse, rules: PermissionRules, workspace: Path
+    tool: Tool, tool_use: ToolUse, rules: PermissionRules, workspace: Path, held: Confinement
 ) -> Decision:
     command = tool_use.input.get(tool.command_argument or "")
     if not isinstance(command, str):
@@ -196,10 +217,15 @@ def _decide_command(
     ]
     if not unmatched:
         return Allow("allow rules cover every part of the command")
+    if runs_unasked(shell, rules.deny, rules.ask, workspace, held):
+        return Allow("it only reads inside the workspace, and the kernel sandbox holds it")
     listed = ", ".join(part.text for part in unmatched)
+    exact = tuple(f"{name}({part.text})" for part in unmatched)
+    broader = tuple(prefix_rule(name, p) or rule for p, rule in zip(unmatched, exact, strict=True))
     return Ask(
         f"no allow rule covers {listed}; commands ask before they run",
-        tuple(f"{name}({part.text})" for part in unmatched),
+        exact,
+        broader=broader if broader != exact else (),
     )
 
 

@@ -7,29 +7,54 @@ call, or one the user refused or could not be asked about, raises ``PermissionDe
 inside the gate and is answered with an error result saying so and why; it never
 runs. A call may use paths outside the workspace only when its decision named them
 (``CheckedCall.granted``). Answering "always" adds the suggested rules for the rest of
-the session. Where no kernel sandbox holds Bash (``confined`` is false), yolo mode
-still asks before a command the shell analysis finds risks in, unless a rule allows it.
+the session, or those the user picked among the ones offered (a prefix rule instead of
+the exact one); no other rule. A user's no may carry their words for the model, which
+the refusal passes on quoted and named as theirs. Every refusal also carries a
+``Refusal`` (who refused and why) for the people watching. The facts ``decide`` needs
+about the sandbox (``Confinement``) are gathered here, per call.
+
+Where no kernel sandbox holds Bash (``confined`` is false), yolo mode still asks before
+a command the shell analysis finds risks in, unless a rule allows it.
 Where one does, yolo mode asks before a file tool reads or writes outside the workspace
 where the sandbox would let no command do so (the file tools run outside it).
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from nehanda.errors import PermissionDenied
-from nehanda.permissions.approver import Approver
-from nehanda.permissions.decision import Allow, Ask, Decision, Deny, PermissionRules, decide
+from nehanda.permissions.approver import Answer, Approver
+from nehanda.permissions.decision import (
+    Allow,
+    Ask,
+    Decision,
+    Deny,
+    PermissionRules,
+    decide,
+)
+from nehanda.permissions.harmless import UNCONFINED, Confinement
+from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
 from nehanda.tools.output import cap_output
+from nehanda.tools.paths import is_inside
 from nehanda.tools.registry import BUILTIN_TOOLS
-from nehanda.types import CheckedCall, ToolResult, Toolset, ToolSpec, ToolUse
+from nehanda.types import CheckedCall, Refusal, ToolResult, Toolset, ToolSpec, ToolUse
 
 # Small models tend to send a refused call again, word for word.
 _DO_NOT_RETRY = "Do not repeat this call; do without it, or ask the user."
+_DO_AS_TOLD = "Do not repeat this call; do what the user said instead."
+
+
+class _Refused(PermissionDenied):
+    def __init__(self, tool_use: ToolUse, reason: str, refusal: Refusal) -> None:
+        super().__init__(tool_use, reason)
+        self.refusal = refusal
 
 
 @dataclass
@@ -64,18 +89,39 @@ class ToolGate:
         """``checked`` with the paths its decision grants; ``PermissionDenied`` if it may
         not run."""
         use = checked.use
-        decision = decide(use, self.rules, self.workspace)
+        decision = decide(use, self.rules, self.workspace, self._confinement(use))
         decision = self._outside_sandbox(use, self._unconfined(use, decision))
         if isinstance(decision, Deny):
-            raise PermissionDenied(use, f"it is not allowed: {decision.reason}")
+            refusal = Refusal("rules", decision.reason)
+            raise _Refused(use, f"it is not allowed: {decision.reason}", refusal)
         if isinstance(decision, Ask):
             answer = await self.approver.ask(use, decision)
             if not answer.run:
-                why = f"it needs the user's approval ({decision.reason}), and {answer.reason}"
-                raise PermissionDenied(use, why)
+                raise _refusal(use, decision, answer)
             if answer.always:
-                self.rules = self.rules.allowing(decision.suggestions)
+                self.rules = self.rules.allowing(_picked(decision, answer))
         return replace(checked, granted=decision.outside)
+
+    def _confinement(self, use: ToolUse) -> Confinement:
+        """What ``decide`` must know of the sandbox for a command (nothing for a file tool)."""
+        tool = BUILTIN_TOOLS.get(use.name)
+        box = self.sandbox
+        if tool is None or tool.command_argument is None:
+            return UNCONFINED
+        if box is None or not box.filesystem or not self.confined:
+            return UNCONFINED
+        found = {Path(place) for place in box.denied_paths()}
+        for place in secret_paths():
+            found |= {Path(os.path.normpath(place)), Path(os.path.realpath(place))}
+        search = os.environ.get("PATH", "").split(os.pathsep)
+        outside = all(
+            entry.startswith("/")
+            and not is_inside(Path(os.path.realpath(entry)), self.workspace)
+            and not is_inside(Path(os.path.normpath(entry)), self.workspace)
+            for entry in search
+        )
+        repository = (self.workspace / ".git").exists()
+        return Confinement(True, tuple(sorted(found)), repository, outside)
 
     def _unconfined(self, use: ToolUse, decision: Decision) -> Decision:
         """Ask, under yolo mode without a sandbox, before a command with risks."""
@@ -114,7 +160,29 @@ class ToolGate:
         )
 
 
+def _refusal(use: ToolUse, decision: Ask, answer: Answer) -> _Refused:
+    why = f"it needs the user's approval ({decision.reason}), and {answer.reason}"
+    if not answer.answered:
+        return _Refused(use, why, Refusal("nobody", f"{decision.reason}; {answer.reason}"))
+    words = " ".join(answer.words.split())
+    if words:
+        # Quoted as one JSON string: the user's words, never read as nehanda's own.
+        quoted = json.dumps(words, ensure_ascii=False)
+        why += f". The user's reply, in their own words: {quoted}"
+    return _Refused(use, why, Refusal("user", decision.reason, words))
+
+
+def _picked(decision: Ask, answer: Answer) -> tuple[str, ...]:
+    """The rules "always" adds: those the user picked, if they are one of the sets the
+    question offered in full, else none beyond this one call."""
+    offered = [decision.suggestions, decision.broader]
+    picked = answer.rules or decision.suggestions
+    return picked if picked and picked in offered else ()
+
+
 def _refused(denied: PermissionDenied) -> ToolResult:
     use = denied.tool_use
-    message = f"Permission denied: {use.name} was not run because {denied.reason}. {_DO_NOT_RETRY}"
-    return ToolResult(use.id, cap_output(message), is_error=True)
+    refusal = denied.refusal if isinstance(denied, _Refused) else None
+    advice = _DO_AS_TOLD if refusal is not None and refusal.words else _DO_NOT_RETRY
+    message = f"Permission denied: {use.name} was not run because {denied.reason}. {advice}"
+    return ToolResult(use.id, cap_output(message), is_error=True, refusal=refusal)

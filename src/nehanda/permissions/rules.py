@@ -201,6 +201,18 @@ def names_a_place_in(rule: Rule, workspace: Path) -> bool:
     return is_inside(_path_pattern(rule.specifier, workspace).lexical, workspace)
 
 
+def path_rule_reaches(rule: Rule, folder: Path) -> bool:
+    """Whether ``rule`` may cover something inside ``folder``: its base lies inside it, or
+    it lies inside the base (``Read(**/.env)``, ``Read(~/**)`` for a folder in home)."""
+    if rule.specifier is None:
+        return True
+    pattern = _path_pattern(rule.specifier, folder)
+    return any(
+        is_inside(base, folder) or is_inside(folder, base)
+        for base in (pattern.lexical, pattern.resolved)
+    )
+
+
 def _path_pattern(spec: str, workspace: Path) -> _PathPattern:
     if spec == "~" or spec.startswith("~/"):
         root, relative = Path.home(), spec[1:].lstrip("/")

@@ -19,7 +19,8 @@ understand makes a command riskier, never safer. ``analyse`` returns
   ask rules are in force, such a command is not run unasked.
 
 Each simple command keeps its redirection targets (``redirects``), so that path rules
-can see them. ``find … -delete`` is also seen as ``rm`` of the paths it searches.
+can see them, and what built each word (``built``: an expansion, a glob, a brace).
+``find … -delete`` is also seen as ``rm`` of the paths it searches.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ class SimpleCommand:
     words: tuple[str, ...]
     text: str  # as written, for prompts and suggested rules
     redirects: tuple[str, ...] = ()  # the files its redirections name
+    # For each word, what built it (``_BUILT_BY`` keys): a word the shell expands or globs.
+    built: tuple[frozenset[str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -198,9 +201,13 @@ class _Scanner:
             self._redirect = None
         text = self.text[self._start : self.i].strip()
         if self._words or self._redirects:
-            words, redirects = tuple(self._words), tuple(self._redirects)
-            self._judge_words(words, tuple(self._word_flags), text, 0)
-            self.parts.append(SimpleCommand(words, text, redirects))
+            words, redirects, built = (
+                tuple(self._words),
+                tuple(self._redirects),
+                tuple(self._word_flags),
+            )
+            self._judge_words(words, built, text, 0)
+            self.parts.append(SimpleCommand(words, text, redirects, built))
         self._words, self._word_flags, self._redirects = [], [], []
 
     def _risk(self, reason: str) -> None:

@@ -3,22 +3,37 @@
 The prompt shows exactly what would run: a command as written, with hidden
 characters (control, zero-width and direction-changing characters) shown escaped, or
 the file and a unified diff of the change for Edit and Write. ``y`` runs the call,
-``n`` refuses it, ``a`` runs it and adds the suggested rules for the rest of the
-session. ``TerminalApprover`` implements ``permissions.approver.Approver``.
+``n`` refuses it, ``t`` refuses it and reads a line the model gets as the user's reason
+("no, use uv run pytest instead"; Esc or an empty line makes it a plain no), ``a``
+runs it and adds rules. ``TerminalApprover`` implements ``permissions.approver.Approver``.
+
+"Always" offers the rules the decision suggests, each shown in full: the prefix rules
+(``Ask.broader``: ``Bash(npm run test:*)``) where a part of the command has one, and
+the exact ones. Then where to keep those picked: for this session only, in the user's
+settings file, or in the project's, offered only while the workspace is trusted (trust
+is bound to that file's content, so it is renewed for the rule the user just added). A
+rule is saved through ``config.writer``, which keeps the file's comments and layout; one
+that cannot be saved still holds for the session, and the prompt says why. Esc at
+either question goes back to the prompt.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from nehanda.errors import ToolError
+from nehanda.config.settings import project_settings_path
+from nehanda.config.trust import is_trusted, trust_folder
+from nehanda.config.writer import add_permission_rule
+from nehanda.errors import ConfigError, ToolError
 from nehanda.permissions.approver import Answer
 from nehanda.permissions.decision import Ask
+from nehanda.permissions.rules import parse_rule
 from nehanda.tools.base import Tool
 from nehanda.tools.output import cap_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
@@ -28,18 +43,27 @@ MAX_DIFF_LINES = 200
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
 
 
+_SAID_NO = "the user said no"
+
+
 @dataclass
 class TerminalApprover:
-    """Asks on ``output`` and reads one key from ``input`` (a terminal, or a test's fake)."""
+    """Asks on ``output`` and reads keys from ``input`` (a terminal, or a test's fake).
+
+    ``user_settings``: the settings file "always" may keep a rule in; ``project``: the
+    project's settings file is offered too, while the workspace is trusted.
+    """
 
     input: IO[str]
     output: IO[str]
     workspace: Path
+    user_settings: Path | None = None
+    project: bool = False
 
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
         self.output.write(describe_request(tool_use, decision, self.workspace))
-        always = f", a = always allow {' and '.join(decision.suggestions)} this session"
-        choices = "y = yes, n = no" + (always if decision.suggestions else "")
+        choices = "y = yes, n = no, t = no, and tell the model what to do instead"
+        choices += _always_choice(self, decision)
         while True:
             self.output.write(f"Run it? ({escape_hidden(choices)}) ")
             self.output.flush()
@@ -49,11 +73,132 @@ class TerminalApprover:
                 return Answer(run=True)
             if key == "a" and decision.suggestions:
                 self.output.write("always\n")
-                return Answer(run=True, always=True)
+                if (rules := await self._always(decision)) is not None:
+                    return Answer(run=True, always=True, rules=rules)
+                continue
+            if key == "t":
+                return await self._no_with_words()
             if key in ("n", "\x1b", "\x04", ""):
                 self.output.write("no\n")
-                return Answer(run=False, reason="the user said no")
+                return Answer(run=False, reason=_SAID_NO)
             self.output.write("\n")
+
+    async def _no_with_words(self) -> Answer:
+        self.output.write("no; tell the model (Enter sends, Esc for a plain no): ")
+        self.output.flush()
+        words = await read_line(self.input, self.output)
+        if not words or not words.strip():
+            self.output.write("no\n")
+            return Answer(run=False, reason=_SAID_NO)
+        return Answer(run=False, reason=_SAID_NO, words=words.strip())
+
+    async def _always(self, decision: Ask) -> tuple[str, ...] | None:
+        return await choose_rules(self, decision)
+
+
+# -- "always": which rules, kept where ---------------------------------------------
+
+
+_BACK = ("\x1b", "\x04", "")
+
+
+async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ...] | None:
+    """The rules picked (kept where the user said), or None to go back to the prompt."""
+    offered = [decision.broader, decision.suggestions] if decision.broader else []
+    rules = decision.suggestions
+    if offered:
+        lines = ["Always allow:"]
+        notes = ("  (commands that start so)", "  (this command only)")
+        for number, (rule_set, note) in enumerate(zip(offered, notes, strict=True), 1):
+            lines.append(f"  {number} = {escape_hidden(' and '.join(rule_set))}{note}")
+        prompt.output.write("\n".join(lines) + "\n")
+        picked = await _key(prompt, "Which? (1, 2; Esc = back) ", {"1": "1", "2": "2"})
+        if picked is None:
+            return None
+        rules = offered[int(picked) - 1]
+    places = _places(prompt, rules)
+    if len(places) > 1:
+        keys = {key: key for key in places}
+        choices = ", ".join(f"{key} = {where}" for key, (where, _) in places.items())
+        prompt.output.write(f"Keep {escape_hidden(' and '.join(rules))}: {choices}\n")
+        where = await _key(prompt, f"Where? ({', '.join(keys)}; Esc = back) ", keys)
+        if where is None:
+            return None
+        _save(prompt, rules, places[where][1])
+    return rules
+
+
+def _always_choice(prompt: TerminalApprover, decision: Ask) -> str:
+    if not decision.suggestions:
+        return ""
+    if decision.broader:
+        return ", a = always allow (pick the rule)"
+    session = "" if len(_places(prompt, decision.suggestions)) > 1 else " this session"
+    return f", a = always allow {' and '.join(decision.suggestions)}{session}"
+
+
+def _places(prompt: TerminalApprover, rules: tuple[str, ...]) -> dict[str, tuple[str, Path | None]]:
+    """Where ``rules`` may be kept. Not in the user's settings, which every project reads,
+    if one names a path inside this workspace (``Edit(src/a.py)``)."""
+    places: dict[str, tuple[str, Path | None]] = {"s": ("for this session only", None)}
+    if prompt.user_settings is not None and not any(map(_names_a_workspace_path, rules)):
+        places["u"] = (f"in your settings ({prompt.user_settings})", prompt.user_settings)
+    if prompt.project and _trusted(prompt.workspace):
+        project = project_settings_path(prompt.workspace)
+        places["p"] = (f"in this project's settings ({project})", project)
+    return places
+
+
+def _names_a_workspace_path(text: str) -> bool:
+    try:
+        rule = parse_rule(text)
+    except ValueError:
+        return True
+    tool = BUILTIN_TOOLS.get(rule.tool)
+    if rule.specifier is None or tool is None or tool.path_argument is None:
+        return False
+    return not rule.specifier.startswith(("/", "~"))
+
+
+def _trusted(workspace: Path) -> bool:
+    try:
+        return is_trusted(workspace)
+    except ConfigError:
+        return False  # an unreadable trust store trusts nothing
+
+
+async def _key(prompt: TerminalApprover, question: str, keys: dict[str, str]) -> str | None:
+    while True:
+        prompt.output.write(question)
+        prompt.output.flush()
+        key = (await read_key(prompt.input)).lower()
+        if key in keys:
+            prompt.output.write(f"{key}\n")
+            return keys[key]
+        prompt.output.write("back\n" if key in _BACK else "\n")
+        if key in _BACK:
+            return None
+
+
+def _save(prompt: TerminalApprover, rules: tuple[str, ...], path: Path | None) -> None:
+    if path is None:
+        return
+    project = path == project_settings_path(prompt.workspace)
+    try:
+        if project and not is_trusted(prompt.workspace):
+            raise ConfigError(f"{prompt.workspace} is no longer trusted, so {path} stays as it is")
+        for rule in rules:
+            parse_rule(rule)
+            add_permission_rule(rule, path=path)
+        if project:
+            trust_folder(prompt.workspace)
+    except (ConfigError, ValueError, OSError) as error:
+        prompt.output.write(f"not saved ({error}); it holds for this session\n")
+        return
+    prompt.output.write(f"saved in {path}\n")
+
+
+# -- the terminal ---------------------------------------------------------------------
 
 
 async def read_key(stream: IO[str]) -> str:
@@ -72,6 +217,59 @@ async def read_key(stream: IO[str]) -> str:
         termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
 
 
+async def read_line(stream: IO[str], echo: IO[str]) -> str | None:
+    """A line typed at a terminal (echoed on ``echo``, Backspace and Ctrl-U edit it);
+    None for Esc or Ctrl-D on an empty line. Elsewhere, the stream's next line."""
+    if not _is_terminal(stream):
+        return _plain_line(stream)
+    import termios
+    import tty
+
+    descriptor = stream.fileno()
+    saved = termios.tcgetattr(descriptor)
+    typed: list[str] = []
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    try:
+        tty.setcbreak(descriptor)
+        while True:
+            chunk = await _next_bytes(descriptor)
+            if chunk == b"\x1b" or (chunk == b"\x04" and not typed):
+                echo.write("\n")
+                return None
+            if chunk.startswith(b"\x1b"):
+                continue  # an arrow or function key
+            for char in decoder.decode(chunk):
+                if char in "\r\n":
+                    echo.write("\n")
+                    return "".join(typed)
+                _edit(typed, char, echo)
+            echo.flush()
+    finally:
+        termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
+
+
+def _plain_line(stream: IO[str]) -> str | None:
+    typed: list[str] = []
+    while (char := stream.read(1)) not in ("", "\n", "\r"):
+        if char == "\x1b":
+            return None
+        typed.append(char)
+    return "".join(typed) if typed or char else None
+
+
+def _edit(typed: list[str], char: str, echo: IO[str]) -> None:
+    if char in "\x7f\x08":
+        if typed:
+            typed.pop()
+            echo.write("\b \b")
+    elif char == "\x15":
+        echo.write("\b \b" * len(typed))
+        typed.clear()
+    elif not _hidden(char) or char == " ":
+        typed.append(char)
+        echo.write(char)
+
+
 def _is_terminal(stream: IO[str]) -> bool:
     try:
         return os.isatty(stream.fileno())
@@ -81,6 +279,11 @@ def _is_terminal(stream: IO[str]) -> bool:
 
 async def _next_char(descriptor: int) -> str:
     """One key, read without blocking the event loop, so that Ctrl-C still cancels."""
+    return (await _next_bytes(descriptor)).decode("utf-8", "replace")[:1]
+
+
+async def _next_bytes(descriptor: int) -> bytes:
+    """What the terminal has for us, once it has something."""
     loop = asyncio.get_running_loop()
     ready: asyncio.Future[None] = loop.create_future()
 
@@ -93,7 +296,7 @@ async def _next_char(descriptor: int) -> str:
         await ready
     finally:
         loop.remove_reader(descriptor)
-    return os.read(descriptor, 4).decode("utf-8", "replace")[:1]
+    return os.read(descriptor, 256)
 
 
 def describe_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> str:

@@ -10,7 +10,7 @@ from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice
 from nehanda.tools.base import count_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.tools.watched import steering_note
-from nehanda.types import ToolResult, ToolUse
+from nehanda.types import Refusal, ToolResult, ToolUse
 
 
 def describe_call(tool_use: ToolUse) -> str:
@@ -26,7 +26,10 @@ def describe_call(tool_use: ToolUse) -> str:
 
 def describe_result(result: ToolResult, tool_use: ToolUse | None = None) -> str:
     """``3 lines``, ``wrote 2 lines``: what the call did, as its tool says it
-    (``Tool.describe_outcome``); an error's first line."""
+    (``Tool.describe_outcome``); an error's first line; a refused call's
+    line says who refused it."""
+    if result.refusal is not None:
+        return describe_refusal(result.refusal)
     first_line = result.content.strip().splitlines()[0] if result.content.strip() else ""
     if result.is_error:
         return f"error: {_shorten(first_line, 120)}"
@@ -34,6 +37,16 @@ def describe_result(result: ToolResult, tool_use: ToolUse | None = None) -> str:
     if tool is not None and tool_use is not None:
         return tool.describe_outcome(tool_use.input, result.content)
     return count_lines(result.content)
+
+
+def describe_refusal(refusal: Refusal) -> str:
+    """Why a call did not run, in full and said as it happened: the user said no (with
+    what they told the model), a rule or the mode denies it, or nobody could be asked."""
+    if refusal.by == "user":
+        return f"you said no: {refusal.words}" if refusal.words else "you said no"
+    if refusal.by == "nobody":
+        return f"not run: it needs approval ({refusal.reason})"
+    return f"not allowed: {refusal.reason}"
 
 
 def _shorten(text: str, width: int) -> str:

@@ -127,7 +127,11 @@ def _error_lines(event: ToolExecuted, width: int) -> list[str]:
     when the tool line had to cut it short (to say it in a few words, or to fit)."""
     lines = output_lines(event)
     spans = tool_spans(event)
-    cut = describe_result(event.result, event.tool_use).endswith("…")
+    outcome = describe_result(event.result, event.tool_use)
+    if event.result.refusal is not None:
+        # The model's copy says more than the user needs; the line says who refused.
+        lines = [outcome]
+    cut = outcome.endswith("…")
     if lines and not cut and _text(fitted(spans, width)) == _text(spans):
         lines = lines[1:]
         while lines and not lines[0].strip():
