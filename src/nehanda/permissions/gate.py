@@ -11,13 +11,20 @@ the session. Where no kernel sandbox holds Bash (``confined`` is false), yolo mo
 still asks before a command the shell analysis finds risks in, unless a rule allows it.
 Where one does, yolo mode asks before a file tool reads or writes outside the workspace
 where the sandbox would let no command do so (the file tools run outside it).
+
+The mode may change between calls (``set_mode``: Shift-Tab or ``/permissions mode`` in
+the REPL). In plan mode ``specs`` offers only the read-only tools, so that the model is
+not shown tools every call of which would be refused; the MCP tools offered are those
+their server marks ``readOnlyHint`` (they still ask), and ToolSearch finds only those.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
+from nehanda.config.permission_modes import Mode
 from nehanda.errors import PermissionDenied
 from nehanda.permissions.approver import Approver
 from nehanda.permissions.decision import Allow, Ask, Decision, Deny, PermissionRules, decide
@@ -31,6 +38,13 @@ from nehanda.types import CheckedCall, ToolResult, Toolset, ToolSpec, ToolUse
 _DO_NOT_RETRY = "Do not repeat this call; do without it, or ask the user."
 
 
+@runtime_checkable
+class OffersReadOnly(Protocol):
+    """A toolset that can offer only its read-only tools (``tools.mcp.toolset.WithMcp``)."""
+
+    read_only_only: bool
+
+
 @dataclass
 class ToolGate:
     inner: Toolset
@@ -39,10 +53,30 @@ class ToolGate:
     approver: Approver
     confined: bool = True
     sandbox: Sandbox | None = None
+    # The plan-mode list, kept while the inner list is the same object: the caches
+    # downstream (the rescue prompt, token counts) key on the tuple's identity.
+    _planned: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] | None = field(
+        default=None, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        self.set_mode(self.rules.mode)
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
-        return self.inner.specs
+        offered = self.inner.specs
+        if self.rules.mode != "plan":
+            return offered
+        if self._planned is None or self._planned[0] is not offered:
+            kept = tuple(spec for spec in offered if _offered_in_plan_mode(spec))
+            self._planned = (offered, kept)
+        return self._planned[1]
+
+    def set_mode(self, mode: Mode) -> None:
+        """Puts ``mode`` in force from the next call and the next request's tool list."""
+        self.rules = replace(self.rules, mode=mode)
+        if isinstance(self.inner, OffersReadOnly):
+            self.inner.read_only_only = mode == "plan"
 
     def check(self, use: ToolUse) -> CheckedCall | ToolResult:
         return self.inner.check(use)
@@ -109,6 +143,12 @@ class ToolGate:
             f"the sandbox lets no command {verb} {closed[0]}, so --yes does not cover it",
             outside=decision.outside,
         )
+
+
+def _offered_in_plan_mode(spec: ToolSpec) -> bool:
+    """A built-in only if it is read-only; any other tool is its toolset's to filter."""
+    tool = BUILTIN_TOOLS.get(spec.name)
+    return tool is None or tool.read_only
 
 
 def _refused(denied: PermissionDenied) -> ToolResult:
