@@ -194,6 +194,11 @@ def test_a_session_started_with_yes_leaves_yolo_by_shift_tab_and_returns_only_wh
     assert "yolo" not in wait_screen(child, "default permissions")
     exchange(child, "/permissions mode yolo", "permission mode: yolo")
     wait_screen(child, "yolo: every call runs without asking")
+    child.send(SHIFT_TAB + SHIFT_TAB + SHIFT_TAB)
+    wait_screen(child, "plan mode on")
+    exchange(child, "/clear", r"session \d")  # a new conversation keeps the mode
+    time.sleep(0.3)
+    assert "plan mode on" in screen(child).strip().splitlines()[-1]
     leave(child)
 
 

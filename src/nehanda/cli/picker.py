@@ -16,6 +16,8 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from nehanda.ui.live import printable
+
 HEIGHT = 10  # rows shown at once
 MARK = "✔"
 KEYS_HINT = "↑/↓ move · Enter picks · 1-9 · Esc cancels"
@@ -70,16 +72,17 @@ class Picker:
 
 
 def row_text(number: int, choice: Choice, current: bool, width: int) -> str:
+    """One row; a label from a server or a log may hold escape sequences, shown escaped."""
     mark = f" {MARK}" if current else ""
     detail = f"  {choice.detail}" if choice.detail else ""
-    return f"{number:>{width}}. {choice.label}{mark}{detail}"
+    return printable(f"{number:>{width}}. {choice.label}{mark}{detail}")
 
 
 def numbered(title: str, choices: Sequence[Choice], current: str | None) -> str:
     """The list as plain text, for a reader that is not a terminal."""
     width = len(str(len(choices)))
     rows = [row_text(n, c, c.value == current, width) for n, c in enumerate(choices, 1)]
-    return "\n".join([title, *rows])
+    return "\n".join([printable(title), *rows])
 
 
 def chosen(answer: str | None, choices: Sequence[Choice]) -> Choice | None:
