@@ -157,7 +157,7 @@ def test_permissions_mode_sets_it_it_outlives_a_model_switch_and_plan_refuses_wr
     spawn: Any, server: ScriptedServer, workspace: Path
 ) -> None:
     server.stream("e2e_vllm_edit_readme.sse").stream("e2e_vllm_answer.sse")
-    server.stream("e2e_vllm_answer.sse")
+    server.stream("e2e_vllm_answer.sse").stream("e2e_vllm_answer.sse")
     child = spawn()
     exchange(child, "/permissions mode plan", r"permission mode: plan \(read-only tools only")
     exchange(child, "/permissions mode bogus", r"usage: /permissions \[mode plan\|default")
@@ -168,17 +168,23 @@ def test_permissions_mode_sets_it_it_outlives_a_model_switch_and_plan_refuses_wr
     child.expect_exact(PROMPT)
     assert (workspace / "README.md").read_text() == README
     exchange(child, "/permissions", r"Permission mode: plan")
+    exchange(child, "/mode rescue", "rescue tool calls")
+    exchange(child, "Plan it in text", "pip install widget")
     exchange(child, "/permissions mode default", "permission mode: default")
     exchange(child, "Now go ahead", "pip install widget")
     leave(child)
 
-    planned, refused, default = bodies(server)
+    planned, refused, rescue_plan, rescue_default = bodies(server)
+    # In rescue mode the tools are taught in the system prompt: the list changes there too.
+    assert "## Read" in system_text(rescue_plan) and "## Write" not in system_text(rescue_plan)
+    assert "Plan mode" in system_text(rescue_plan)
+    assert "## Write" in system_text(rescue_default)
+    assert "Plan mode" not in system_text(rescue_default)
     assert planned["model"] == "q2" and tool_names(planned) == READ_ONLY
     assert "Plan mode" in system_text(planned)
     result = next(m for m in refused["messages"] if m["role"] == "tool")
     assert "Permission denied: Edit was not run" in result["content"]
     assert tool_names(refused) == READ_ONLY
-    assert "Write" in tool_names(default) and "Plan mode" not in system_text(default)
     changes = [(r["mode"], r["by"]) for r in session_records() if r["type"] == "permission_mode"]
     assert changes == [("plan", "/permissions"), ("default", "/permissions")]
 
