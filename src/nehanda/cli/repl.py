@@ -77,8 +77,7 @@ async def _main(options: SessionOptions) -> int:
     except NehandaError as exc:
         renderer.error(str(exc))
         return exc.exit_code
-    repl = Repl(chat, options, renderer, LineReader(""))
-    repl.reader = make_reader(repl.mode_line, repl.cycle_mode)
+    repl = Repl(chat, options, renderer)
     try:
         return await repl.run()
     finally:
@@ -155,9 +154,14 @@ class ScreenApprover:
 
 class Repl:
     def __init__(
-        self, chat: ChatSession, options: SessionOptions, renderer: LiveRenderer, reader: Reader
+        self,
+        chat: ChatSession,
+        options: SessionOptions,
+        renderer: LiveRenderer,
+        reader: Reader | None = None,
     ) -> None:
-        self.chat, self.options, self.renderer, self.reader = chat, options, renderer, reader
+        self.chat, self.options, self.renderer = chat, options, renderer
+        self.reader = reader or make_reader(self.mode_line, self.cycle_mode)
         self.conversation, self.total = Tally(), Tally()
         self._task: asyncio.Future[Any] | None = None
         self._adopt(chat)

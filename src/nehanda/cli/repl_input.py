@@ -28,6 +28,7 @@ from typing import Protocol, TextIO
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import has_completions
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.output import Output
@@ -121,8 +122,8 @@ def _key_bindings(cycle: Callable[[], None] | None = None) -> KeyBindings:
     bindings = KeyBindings()
 
     if cycle is not None:
-
-        @bindings.add("s-tab")
+        # With the completion menu open, Shift-Tab keeps its meaning there: the previous one.
+        @bindings.add("s-tab", filter=~has_completions)
         def _cycle(event: KeyPressEvent) -> None:
             cycle()
             event.app.invalidate()
