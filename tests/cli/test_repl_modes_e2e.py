@@ -74,10 +74,13 @@ def screen(child: pexpect.spawn) -> str:
 
 
 def wait_screen(child: pexpect.spawn, *texts: str) -> str:
+    """The screen once it shows each of ``texts`` and its last line is drawn: the one under
+    the prompt, or a picker's keys."""
     deadline = time.monotonic() + 10
     while True:
-        with_output = screen(child)
-        if all(text in with_output for text in texts):
+        with_output = screen(child).rstrip()
+        drawn = with_output.splitlines()[-1].endswith(("Shift-Tab to change", "Esc cancels"))
+        if drawn and all(text in with_output for text in texts):
             return with_output
         assert time.monotonic() < deadline, f"never shown: {texts}\n{with_output}"
         with contextlib.suppress(pexpect.TIMEOUT):
@@ -203,8 +206,7 @@ def test_a_session_started_with_yes_leaves_yolo_by_shift_tab_and_returns_only_wh
     child.send(SHIFT_TAB + SHIFT_TAB + SHIFT_TAB)
     wait_screen(child, "plan mode on")
     exchange(child, "/clear", r"session \d")  # a new conversation keeps the mode
-    time.sleep(0.3)
-    assert "plan mode on" in screen(child).strip().splitlines()[-1]
+    assert "plan mode on" in wait_screen(child, "/help lists").splitlines()[-1]
     leave(child)
 
 
