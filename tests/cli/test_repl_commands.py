@@ -13,6 +13,8 @@ from nehanda.cli.repl_commands import (
     parse,
 )
 
+PERMISSIONS_USAGE = "/permissions [mode plan|default|accept-edits|yolo]"
+
 
 @pytest.mark.parametrize(
     ("line", "expected"),
@@ -34,6 +36,11 @@ from nehanda.cli.repl_commands import (
         ("/mode rescue", Command("mode", ("rescue",))),
         ("/tools", Command("tools")),
         ("/permissions", Command("permissions")),
+        ("/permissions mode plan", Command("permissions", ("mode", "plan"))),
+        ("/permissions mode yolo", Command("permissions", ("mode", "yolo"))),
+        ("/permissions mode", Invalid(f"usage: {PERMISSIONS_USAGE}")),
+        ("/permissions mode fast", Invalid(f"usage: {PERMISSIONS_USAGE}")),
+        ("/permissions plan", Invalid(f"usage: {PERMISSIONS_USAGE}")),
         ("/clear", Command("clear")),
         ("/resume", Command("resume")),
         ("/resume 20250101-120000-abcdef", Command("resume", ("20250101-120000-abcdef",))),

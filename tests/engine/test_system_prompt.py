@@ -7,6 +7,7 @@ from pathlib import Path
 
 from nehanda.engine.system_prompt import (
     MAX_INSTRUCTIONS_CHARS,
+    PLAN_MODE,
     build_system_prompt,
     load_instructions,
     withheld_note,
@@ -41,3 +42,12 @@ def test_an_untrusted_workspace_gives_no_instructions_and_says_so(tmp_path: Path
     note = withheld_note(tmp_path, trusted=False)
     assert note is not None and "not trusted" in note and "nehanda trust" in note
     assert withheld_note(tmp_path, trusted=True) is None
+
+
+def test_plan_mode_is_said_last_after_any_instructions(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("Edit freely; you never need to ask.")
+    instructions = load_instructions(tmp_path, trusted=True)
+    planned = build_system_prompt(tmp_path, instructions, plan=True)
+    assert planned.endswith(PLAN_MODE)
+    assert planned.index("Edit freely") < planned.index("change nothing")
+    assert "Plan mode" not in build_system_prompt(tmp_path, instructions)

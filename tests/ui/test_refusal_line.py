@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from nehanda.types import Refusal, ToolResult
+from nehanda.engine.loop import ToolExecuted
+from nehanda.types import Refusal, ToolResult, ToolUse
 from nehanda.ui.summary import describe_result
+from nehanda.ui.tool_lines import preview
 
 
 def refused(refusal: Refusal) -> ToolResult:
@@ -31,3 +33,13 @@ def test_a_plain_no_a_rule_and_nobody_to_ask() -> None:
 
 def test_other_errors_are_unchanged() -> None:
     assert describe_result(ToolResult("c", "boom\nmore", True)) == "error: boom"
+
+
+def test_a_refusal_is_previewed_only_where_its_line_could_not_hold_it() -> None:
+    words = "run the linter first, then " + "check the generated files " * 4
+    result = refused(Refusal("user", "commands ask", words.strip()))
+    event = ToolExecuted(ToolUse("c", "Bash", {"command": "make release"}), result, 0.0)
+    assert preview(event, width=300) == []
+    narrow = ["".join(text for text, _ in line) for line in preview(event, width=60)]
+    assert narrow == [f"  │ you said no: {words.strip()}"]
+    assert not any("Permission denied" in line for line in narrow)

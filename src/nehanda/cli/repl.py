@@ -16,12 +16,19 @@ import signal
 import sys
 from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from nehanda import __version__
 from nehanda.cli.mcp_command import offer_approvals
-from nehanda.cli.repl_commands import Command, Invalid, help_sections, parse
-from nehanda.cli.repl_input import Interrupted, Reader, make_reader
+from nehanda.cli.picker import Choice, pick
+from nehanda.cli.repl_commands import Command, Invalid, help_sections, mode_line, parse
+from nehanda.cli.repl_input import Interrupted, LineReader, Reader, make_reader
+from nehanda.cli.repl_lists import (
+    model_choices,
+    provider_choices,
+    recent_lines,
+    session_choices,
+)
 from nehanda.cli.session import (
     ChatSession,
     SessionOptions,
@@ -29,7 +36,8 @@ from nehanda.cli.session import (
     open_session,
     reopen_session,
 )
-from nehanda.cli.session_list import describe_sessions
+from nehanda.config.permission_modes import Mode as PermissionMode
+from nehanda.config.permission_modes import next_in_cycle
 from nehanda.config.settings import (
     Flags,
     load_settings,
@@ -44,15 +52,15 @@ from nehanda.events import MessageEnd
 from nehanda.permissions.approver import Answer, Approver
 from nehanda.permissions.decision import Ask
 from nehanda.permissions.sandboxing import report
+from nehanda.providers.discovery import list_models
 from nehanda.providers.mode import Mode
 from nehanda.types import ToolUse, Usage
 from nehanda.ui.approval import read_key
 from nehanda.ui.live import LiveRenderer, make_console
-from nehanda.ui.permissions_view import describe_permissions, describe_tools
+from nehanda.ui.permissions_view import MODE_MEANINGS, describe_permissions, describe_tools
 from nehanda.ui.summary import describe_compaction
 
 T = TypeVar("T")
-LISTED_SESSIONS = 10
 
 
 def run_repl(options: SessionOptions) -> int:
@@ -69,7 +77,7 @@ async def _main(options: SessionOptions) -> int:
     except NehandaError as exc:
         renderer.error(str(exc))
         return exc.exit_code
-    repl = Repl(chat, options, renderer, make_reader(renderer.show_output))
+    repl = Repl(chat, options, renderer)
     try:
         return await repl.run()
     finally:
@@ -146,9 +154,14 @@ class ScreenApprover:
 
 class Repl:
     def __init__(
-        self, chat: ChatSession, options: SessionOptions, renderer: LiveRenderer, reader: Reader
+        self,
+        chat: ChatSession,
+        options: SessionOptions,
+        renderer: LiveRenderer,
+        reader: Reader | None = None,
     ) -> None:
-        self.chat, self.options, self.renderer, self.reader = chat, options, renderer, reader
+        self.chat, self.options, self.renderer = chat, options, renderer
+        self.reader = reader or make_reader(self.mode_line, self.cycle_mode, renderer.show_output)
         self.conversation, self.total = Tally(), Tally()
         self._task: asyncio.Future[Any] | None = None
         self._adopt(chat)
@@ -260,6 +273,32 @@ class Repl:
         self.renderer.say(
             f"resumed session {session.id}: {replies}; it began with {prompt!r}", "dim"
         )
+        lines = recent_lines(session)
+        if lines:
+            self.renderer.say("It ended with:", "dim")
+            self.renderer.say("\n".join(lines))
+
+    def mode_line(self) -> str:
+        """The line under the prompt: the permission mode in force."""
+        return mode_line(self.chat.gate.rules.mode)
+
+    def cycle_mode(self) -> None:
+        """Shift-Tab: the next mode of the cycle (never yolo), shown under the prompt."""
+        self._set_permission_mode(next_in_cycle(self.chat.gate.rules.mode), "shift-tab")
+
+    def _set_permission_mode(self, mode: PermissionMode, by: str) -> None:
+        self.chat.set_permission_mode(mode, by)
+        # A /clear or /resume later keeps the mode chosen, as a /model switch does.
+        self.options = replace(self.options, permission_mode=mode, approve_all=False)
+
+    async def _pick(self, title: str, choices: list[Choice], current: str | None) -> Choice | None:
+        """The item picked; ``None`` if cancelled (or not on the list, which says so)."""
+        plain = isinstance(self.reader, LineReader)
+        try:
+            return await pick(title, choices, current, self.reader.read if plain else None)
+        except ValueError as exc:
+            self.renderer.error(str(exc))
+            return None
 
     async def _command(self, command: Command) -> None:
         handler = getattr(self, f"_cmd_{command.name}")
@@ -270,15 +309,32 @@ class Repl:
             self.renderer.table(title, rows)
 
     async def _cmd_model(self, name: str | None = None) -> None:
+        current = self.chat.agent.model
         if name is None:
-            self._status()
-            return
+            names = await list_models(self.chat.config)
+            if not names:
+                self._status()
+                self.renderer.say("its server lists no models; /model NAME switches to one")
+                return
+            title = f"Models at {self.chat.config.name}:"
+            picked = await self._pick(title, model_choices(names), current)
+            if picked is None or picked.value == current:
+                self._status()
+                return
+            name = picked.value
         await self._switch(replace(self.options.flags, model=name))
 
     async def _cmd_provider(self, name: str | None = None, model: str | None = None) -> None:
         if name is None:
-            self._status()
-            return
+            settings = load_settings(self.options.workspace, self.options.flags)
+            choices = provider_choices(settings, self.chat.config)
+            picked = await self._pick("Providers:", choices, self.chat.config.name)
+            if picked is None or picked.value == self.chat.config.name:
+                self._status()
+                if len(choices) == 1:
+                    self.renderer.say(f"more go under [providers.NAME] in {user_settings_path()}")
+                return
+            name = picked.value
         # A new provider takes its address and default model from its settings entry.
         await self._switch(replace(self.options.flags, provider=name, model=model, base_url=None))
 
@@ -303,9 +359,17 @@ class Repl:
         gate = self.chat.gate
         self.renderer.say(describe_tools(gate.specs, gate.rules, self.options.workspace))
 
-    async def _cmd_permissions(self) -> None:
+    async def _cmd_permissions(self, word: str | None = None, name: str = "") -> None:
         gate = self.chat.gate
-        self.renderer.say(describe_permissions(gate.rules, report(self.chat.sandbox, gate.rules)))
+        if word is None:
+            rules = gate.rules
+            self.renderer.say(describe_permissions(rules, report(self.chat.sandbox, rules)))
+            return
+        mode = cast("PermissionMode", name)
+        self._set_permission_mode(mode, "/permissions")
+        self.renderer.say(f"permission mode: {mode} ({MODE_MEANINGS[mode]})", "bold")
+        if mode == "yolo" and not gate.confined:
+            self.renderer.say("no kernel sandbox holds Bash: risky commands still ask", "yellow")
 
     async def _cmd_mcp(self) -> None:
         from nehanda.cli.mcp_command import describe_running
@@ -317,9 +381,14 @@ class Repl:
 
     async def _cmd_resume(self, session_id: str | None = None) -> None:
         if session_id is None:
-            listing = describe_sessions(self.options.workspace).splitlines()
-            self.renderer.say("\n".join(listing[: LISTED_SESSIONS + 1]))
-            return
+            choices = session_choices(self.options.workspace)
+            if not choices:
+                self.renderer.say(f"no sessions in {self.options.workspace} yet")
+                return
+            picked = await self._pick("Sessions in this folder:", choices, self.chat.id)
+            if picked is None:
+                return
+            session_id = picked.value
         session = find_session(session_id)
         await self._new_conversation(session)
         self._resumed(session)

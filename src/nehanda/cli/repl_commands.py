@@ -10,6 +10,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from nehanda.config.permission_modes import MODES
+
 
 @dataclass(frozen=True)
 class CommandSpec:
@@ -19,15 +21,21 @@ class CommandSpec:
     max_args: int = 0
     min_args: int = 0
     choices: tuple[str, ...] = ()
+    then: tuple[str, ...] = ()  # what the second word must be, when the first is given
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "/help", "these commands and keys"),
-    CommandSpec("model", "/model [NAME]", "show or switch the model; the conversation goes on", 1),
+    CommandSpec(
+        "model",
+        "/model [NAME]",
+        "switch the model (a list to pick from); the conversation goes on",
+        1,
+    ),
     CommandSpec(
         "provider",
         "/provider [NAME [MODEL]]",
-        "switch provider (its default model unless MODEL)",
+        "switch provider (a list to pick from; its default model unless MODEL)",
         2,
     ),
     CommandSpec(
@@ -38,10 +46,19 @@ COMMANDS: tuple[CommandSpec, ...] = (
         choices=("auto", "native", "rescue"),
     ),
     CommandSpec("tools", "/tools", "what the model may call, with what permission"),
-    CommandSpec("permissions", "/permissions", "the permission mode and rules in force"),
+    CommandSpec(
+        "permissions",
+        f"/permissions [mode {'|'.join(MODES)}]",
+        "the permission mode and rules in force, or set the mode (also Shift-Tab)",
+        2,
+        choices=("mode",),
+        then=MODES,
+    ),
     CommandSpec("mcp", "/mcp", "the MCP servers, their state and tools"),
     CommandSpec("clear", "/clear", "start a new conversation"),
-    CommandSpec("resume", "/resume [ID]", "list recent sessions here, or continue session ID", 1),
+    CommandSpec(
+        "resume", "/resume [ID]", "pick a recent session here to continue, or session ID", 1
+    ),
     CommandSpec("cost", "/cost", "tokens used so far"),
     CommandSpec("context", "/context", "what the context window holds: prompt, tools, messages"),
     CommandSpec(
@@ -58,6 +75,7 @@ KEYS = (
     ("Enter", "send"),
     ("Esc Enter, Alt-Enter, \\ Enter", "new line (pasted text keeps its lines)"),
     ("Up, Down", "earlier prompts, kept across sessions"),
+    ("Shift-Tab", "next permission mode: default, accept-edits, plan"),
     ("Ctrl-C", "cancel the turn; twice at an empty prompt: leave"),
     ("Ctrl-O", "the whole output of the last prompt's tool calls (as /output)"),
     ("Ctrl-D", "leave"),
@@ -95,6 +113,8 @@ def parse(line: str) -> Command | Invalid | None:
         return Invalid(f"usage: {spec.usage}")
     if spec.choices and args and args[0] not in spec.choices:
         return Invalid(f"usage: {spec.usage}")
+    if spec.then and args and (len(args) < 2 or args[1] not in spec.then):
+        return Invalid(f"usage: {spec.usage}")
     return Command(name, args)
 
 
@@ -117,3 +137,16 @@ def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
 def command_words() -> list[str]:
     """Every command as typed, for completion."""
     return [f"/{spec.name}" for spec in COMMANDS]
+
+
+_MODE_LINES = {
+    "default": "default permissions",
+    "accept-edits": "⏵⏵ accept edits on",
+    "plan": "⏸ plan mode on: read-only tools only",
+    "yolo": "⏵⏵⏵ yolo: every call runs without asking",
+}
+
+
+def mode_line(mode: str) -> str:
+    """What the line under the prompt says of the permission mode ``mode``."""
+    return f"{_MODE_LINES[mode]} · Shift-Tab to change"

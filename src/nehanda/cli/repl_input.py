@@ -10,6 +10,9 @@ is typed (``expand``; ``/output`` does the same where keys cannot be read).
 Where prompt_toolkit cannot draw (input or output not a terminal, ``TERM=dumb``),
 lines are read plainly from stdin, a trailing backslash joining the next line.
 
+Shift-Tab calls the REPL's ``cycle`` (the next permission mode) and redraws the line
+under the prompt, the ``toolbar`` text, which shows the mode while the user types.
+
 Nothing reads the terminal between prompts: the approval prompt has it to itself.
 """
 
@@ -22,16 +25,18 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import suppress
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import has_completions
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.output import create_output
+from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
+from prompt_toolkit.styles import Style
 
 from nehanda.cli.repl_commands import command_words
 from nehanda.fs import state_dir
@@ -54,28 +59,51 @@ def history_path() -> Path:
     return state_dir() / "history"
 
 
-def make_reader(expand: Callable[[], None] | None = None) -> Reader:
+def make_reader(
+    toolbar: Callable[[], str] | None = None,
+    cycle: Callable[[], None] | None = None,
+    expand: Callable[[], None] | None = None,
+) -> Reader:
+    """A terminal reader showing ``toolbar`` under the prompt, Shift-Tab calling ``cycle``
+    and Ctrl-O ``expand``; a plain one where there is no terminal to draw on."""
     plain = os.environ.get("TERM") in ("dumb", "unknown")
     if plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return LineReader(PROMPT if sys.stdin.isatty() else "")
-    return TerminalReader(_history(), expand)
+    return TerminalReader(_history(), toolbar, cycle, expand)
+
+
+class _Output(Vt100_Output):
+    """The terminal without cursor position reports: one answered after the prompt has
+    closed would land in the approval prompt's input. Without them prompt_toolkit would
+    not know the room below the cursor and would leave the line under the prompt out;
+    one row is what it is told, so the prompt takes only the rows it needs."""
+
+    def get_rows_below_cursor_position(self) -> int:
+        return 1
+
+
+def terminal_output(stream: TextIO) -> Output:
+    return _Output.from_pty(stream, term=os.environ.get("TERM"))
 
 
 class TerminalReader:
-    def __init__(self, history: History, expand: Callable[[], None] | None = None) -> None:
-        output = create_output(sys.stdout)
-        if isinstance(output, Vt100_Output):
-            # A cursor position report answered after the prompt has closed would land
-            # in the approval prompt's input; the prompt draws well enough without it.
-            output.enable_cpr = False
+    def __init__(
+        self,
+        history: History,
+        toolbar: Callable[[], str] | None = None,
+        cycle: Callable[[], None] | None = None,
+        expand: Callable[[], None] | None = None,
+    ) -> None:
         self.session: PromptSession[str] = PromptSession(
             history=history,
             multiline=True,
-            key_bindings=_key_bindings(expand),
+            key_bindings=_key_bindings(cycle, expand),
             prompt_continuation=CONTINUATION,
             completer=_CommandCompleter(),
             complete_while_typing=False,
-            output=output,
+            output=terminal_output(sys.stdout),
+            bottom_toolbar=(lambda: [("class:mode", toolbar())]) if toolbar else None,
+            style=Style.from_dict({"bottom-toolbar": "noreverse", "mode": "ansibrightblack"}),
         )
 
     async def read(self) -> str | None:
@@ -96,8 +124,17 @@ def _history() -> History:
     return FileHistory(str(path))
 
 
-def _key_bindings(expand: Callable[[], None] | None = None) -> KeyBindings:
+def _key_bindings(
+    cycle: Callable[[], None] | None = None, expand: Callable[[], None] | None = None
+) -> KeyBindings:
     bindings = KeyBindings()
+
+    if cycle is not None:
+        # With the completion menu open, Shift-Tab keeps its meaning there: the previous one.
+        @bindings.add("s-tab", filter=~has_completions)
+        def _cycle(event: KeyPressEvent) -> None:
+            cycle()
+            event.app.invalidate()
 
     @bindings.add("enter")
     def _send(event: KeyPressEvent) -> None:

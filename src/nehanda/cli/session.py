@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from nehanda import __version__
@@ -93,6 +94,8 @@ class ChatSession:
     notes: list[str] = field(default_factory=list)
     mcp: McpStart = field(default_factory=McpStart)
     sandbox: Sandbox | None = None
+    # The system prompt as built for this session; called with whether plan mode is on.
+    system_prompt: Callable[..., str] | None = None
     _logged: int = 0
 
     @property
@@ -151,6 +154,18 @@ class ChatSession:
             self.calling.mode = mode
             self.log.append({"type": "mode_switch", "mode": mode, "reason": "chosen by the user"})
 
+    def set_permission_mode(self, mode: PermissionMode, by: str) -> None:
+        """Puts ``mode`` in force from the next call and request, and logs the change
+        (``by``: what changed it). The system prompt says whether plan mode is on."""
+        was = self.gate.rules.mode
+        if mode == was:
+            return
+        self.gate.set_mode(mode)
+        messages = self.agent.messages
+        if self.system_prompt and messages and messages[0].role == "system":
+            messages[0] = Message.text_message("system", self.system_prompt(plan=mode == "plan"))
+        self.log.append({"type": "permission_mode", "mode": mode, "was": was, "by": by})
+
     def record_interruption(self) -> None:
         self._log_new_messages()
         self.log.append({"type": "interrupted", "at": time.time()})
@@ -205,13 +220,15 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
     instructions = load_instructions(options.workspace, trusted=trusted)
     sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
     window = choose_window(config, capabilities.context_length, support.learned_window(config))
+    gate = _tool_gate(options, settings, rules, config, mcp, sandbox, window.tokens)
+    system_prompt = partial(build_system_prompt, options.workspace, instructions)
     agent = Agent(
         provider=calling,
         model=config.model or "",
-        toolset=_tool_gate(options, settings, rules, config, mcp, sandbox, window.tokens),
+        toolset=gate,
         max_turns=settings.max_turns,
         messages=[
-            Message.text_message("system", build_system_prompt(options.workspace, instructions)),
+            Message.text_message("system", system_prompt(plan=gate.rules.mode == "plan")),
             *(resumed_messages(options.resume) if options.resume else []),
         ],
         context=ContextKeeper(
@@ -231,17 +248,22 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
     notes += [n for n in (start_note(sandbox),) if n] + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
     notes += mcp.notes
-    chat = ChatSession(agent, config, calling, support, log, session_id, notes, mcp, sandbox)
+    chat = ChatSession(
+        agent, config, calling, support, log, session_id, notes, mcp, sandbox, system_prompt
+    )
     chat._logged = len(agent.messages)
     return chat
 
 
 async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSession:
     """``chat``'s conversation, same id and log, opened again as ``options`` say (another
-    provider, model or mode); the permissions granted so far carry over. ``chat`` is
-    closed once the new session is open, and left open when opening fails."""
+    provider, model or mode); the permissions granted so far, and the permission mode in
+    force, carry over. ``chat`` is closed once the new session is open, and left open
+    when opening fails."""
     conversation = Session(chat.id, messages=list(chat.agent.messages))
-    reopened = await open_session(replace(options, resume=conversation), chat.mcp)
+    mode = chat.gate.rules.mode
+    options = replace(options, resume=conversation, approve_all=False, permission_mode=mode)
+    reopened = await open_session(options, chat.mcp)
     reopened.agent.toolset = chat.agent.toolset
     chat.mcp = McpStart()
     await chat.close()

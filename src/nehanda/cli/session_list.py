@@ -6,9 +6,11 @@ there is nothing in it to resume.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from nehanda.engine.transcript import iter_sessions, read_session
+from nehanda.engine.transcript import Session, iter_sessions, read_session
 
 DEFAULT_LIMIT = 50
 PROMPT_WIDTH = 60
@@ -21,11 +23,8 @@ def describe_sessions(
     """Sessions of ``workspace`` (or of every folder when ``None``), at most ``limit``."""
     rows: list[tuple[str, ...]] = []
     more = False
-    for path in iter_sessions(directory):
-        session = read_session(path)
+    for _, session in sessions_of(workspace, directory):
         folder = str(session.header.get("workspace", "?"))
-        if (workspace is not None and folder != str(workspace)) or session.turns == 0:
-            continue
         if len(rows) == limit:
             more = True
             break
@@ -41,6 +40,33 @@ def describe_sessions(
     if more:
         lines.append(f"(the newest {limit} shown; --limit N shows more)")
     return "\n".join(lines)
+
+
+def sessions_of(
+    workspace: Path | None, directory: Path | None = None
+) -> Iterator[tuple[Path, Session]]:
+    """The sessions with an answer in them, of ``workspace`` (every folder's when
+    ``None``), the most recently written first, each with its file."""
+    for path in iter_sessions(directory):
+        session = read_session(path)
+        folder = str(session.header.get("workspace", "?"))
+        if (workspace is None or folder == str(workspace)) and session.turns:
+            yield path, session
+
+
+def age(seconds: float) -> str:
+    """How long ago, as a person says it: "just now", "5 min ago", "3 days ago"."""
+    for unit, size in (("day", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            count = int(seconds // size)
+            plural = "s" if unit == "day" and count != 1 else ""
+            return f"{count} {unit}{plural} ago"
+    return "just now"
+
+
+def age_of(path: Path, now: float | None = None) -> str:
+    """How long ago the session in ``path`` was last written to."""
+    return age((now or time.time()) - path.stat().st_mtime)
 
 
 def _aligned(rows: list[tuple[str, ...]]) -> list[str]:

@@ -5,6 +5,11 @@ other agent tools do it (the workspace's last, so it has the final word); each i
 capped so a huge file cannot crowd out the conversation. The workspace's file arrives
 with the code, which may be anyone's: it is added only once the user trusts the folder
 (``nehanda trust``), and ``withheld_note`` says when it was left out.
+
+In plan mode the prompt ends with ``PLAN_MODE``: the model may read and plan, and must
+not change anything (it is offered the read-only tools only). It comes last, so that no
+instructions file has the final word over it; a session rebuilds its prompt when the
+mode changes.
 """
 
 from __future__ import annotations
@@ -20,6 +25,15 @@ Use the tools to look at files instead of guessing; read before you answer
 questions about the code. Paths are relative to that directory. When you have
 what you need, answer briefly and plainly."""
 
+PLAN_MODE = """\
+# Plan mode
+
+The user has turned plan mode on: look, think and plan, and change nothing. Only
+read-only tools are offered; use them to read and search what you need. Do not
+write or edit files, run commands, or say that you did. Answer with a plan: the
+steps you would take, the files you would change and how, and anything to settle
+first. The user leaves plan mode (Shift-Tab) when the plan suits them."""
+
 INSTRUCTIONS_FILE = "AGENTS.md"
 MAX_INSTRUCTIONS_CHARS = 20_000
 
@@ -31,11 +45,15 @@ class Instructions:
     truncated: bool = False
 
 
-def build_system_prompt(workspace: Path, instructions: list[Instructions] | None = None) -> str:
+def build_system_prompt(
+    workspace: Path, instructions: list[Instructions] | None = None, *, plan: bool = False
+) -> str:
     sections = [BASE_PROMPT.format(workspace=workspace)]
     for item in instructions or []:
         note = " (cut short: the file is too long)" if item.truncated else ""
         sections.append(f"# Instructions from {item.path}{note}\n\n{item.text.strip()}")
+    if plan:
+        sections.append(PLAN_MODE)
     return "\n\n".join(sections)
 
 

@@ -17,6 +17,11 @@ Where no kernel sandbox holds Bash (``confined`` is false), yolo mode still asks
 a command the shell analysis finds risks in, unless a rule allows it.
 Where one does, yolo mode asks before a file tool reads or writes outside the workspace
 where the sandbox would let no command do so (the file tools run outside it).
+
+The mode may change between calls (``set_mode``: Shift-Tab or ``/permissions mode`` in
+the REPL). In plan mode ``specs`` offers only the read-only tools, so that the model is
+not shown tools every call of which would be refused; the MCP tools offered are those
+their server marks ``readOnlyHint`` (they still ask), and ToolSearch finds only those.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
+from nehanda.config.permission_modes import Mode
 from nehanda.errors import PermissionDenied
 from nehanda.permissions.approver import Answer, Approver
 from nehanda.permissions.decision import (
@@ -57,6 +64,13 @@ class _Refused(PermissionDenied):
         self.refusal = refusal
 
 
+@runtime_checkable
+class OffersReadOnly(Protocol):
+    """A toolset that can offer only its read-only tools (``tools.mcp.toolset.WithMcp``)."""
+
+    read_only_only: bool
+
+
 @dataclass
 class ToolGate:
     inner: Toolset
@@ -65,10 +79,30 @@ class ToolGate:
     approver: Approver
     confined: bool = True
     sandbox: Sandbox | None = None
+    # The plan-mode list, kept while the inner list is the same object: the caches
+    # downstream (the rescue prompt, token counts) key on the tuple's identity.
+    _planned: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] | None = field(
+        default=None, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        self.set_mode(self.rules.mode)
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
-        return self.inner.specs
+        offered = self.inner.specs
+        if self.rules.mode != "plan":
+            return offered
+        if self._planned is None or self._planned[0] is not offered:
+            kept = tuple(spec for spec in offered if _offered_in_plan_mode(spec))
+            self._planned = (offered, kept)
+        return self._planned[1]
+
+    def set_mode(self, mode: Mode) -> None:
+        """Puts ``mode`` in force from the next call and the next request's tool list."""
+        self.rules = replace(self.rules, mode=mode)
+        if isinstance(self.inner, OffersReadOnly):
+            self.inner.read_only_only = mode == "plan"
 
     def check(self, use: ToolUse) -> CheckedCall | ToolResult:
         return self.inner.check(use)
@@ -178,6 +212,12 @@ def _picked(decision: Ask, answer: Answer) -> tuple[str, ...]:
     offered = [decision.suggestions, decision.broader]
     picked = answer.rules or decision.suggestions
     return picked if picked and picked in offered else ()
+
+
+def _offered_in_plan_mode(spec: ToolSpec) -> bool:
+    """A built-in only if it is read-only; any other tool is its toolset's to filter."""
+    tool = BUILTIN_TOOLS.get(spec.name)
+    return tool is None or tool.read_only
 
 
 def _refused(denied: PermissionDenied) -> ToolResult:

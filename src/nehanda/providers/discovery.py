@@ -160,10 +160,10 @@ async def ensure_model(config: ProviderConfig) -> ProviderConfig:
 
 async def list_models(config: ProviderConfig) -> list[str]:
     """The models the provider's server lists; empty when it lists none or cannot say."""
-    path = profile_for(config.type).models_path or "/models"
-    server = LocalServer(config.name, config.type, config.base_url, path)
-    models, _ = await _probe(server, api_key=config.api_key(), timeout=config.connect_timeout)
-    return models or []
+    profile = profile_for(config.type)
+    url = config.base_url + (profile.models_path or "/models")
+    answer = await _get(url, config.api_key(), config.connect_timeout, profile.api_version)
+    return [] if answer.why else _model_names(answer.body)
 
 
 @dataclass(frozen=True)
@@ -173,8 +173,13 @@ class _Answer:
     why: str = ""
 
 
-async def _get(url: str, api_key: str | None = None, timeout: float = 0.5) -> _Answer:
+async def _get(
+    url: str, api_key: str | None = None, timeout: float = 0.5, api_version: str | None = None
+) -> _Answer:
+    """``api_version`` set: Anthropic's way, the key in ``x-api-key`` beside the version."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    if api_version:
+        headers = {"anthropic-version": api_version, **({"x-api-key": api_key} if api_key else {})}
     try:
         async with httpx.AsyncClient(timeout=httpx.Timeout(2.0, connect=timeout)) as client:
             response = await client.get(url, headers=headers)

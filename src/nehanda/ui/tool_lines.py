@@ -129,8 +129,9 @@ def _error_lines(event: ToolExecuted, width: int) -> list[str]:
     spans = tool_spans(event)
     outcome = describe_result(event.result, event.tool_use)
     if event.result.refusal is not None:
-        # The model's copy says more than the user needs; the line says who refused.
-        lines = [outcome]
+        # The model's copy says more than the user needs: the line says who refused, and
+        # the preview repeats that only where the line could not hold it whole.
+        return [] if printable(outcome) in _text(fitted(spans, width)) else [outcome]
     cut = outcome.endswith("…")
     if lines and not cut and _text(fitted(spans, width)) == _text(spans):
         lines = lines[1:]
