@@ -6,11 +6,18 @@ Both end with the same result object, so a program can read either the same way.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import IO, Any
 
 from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, ToolStarted
-from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice, ReasoningDelta, TextDelta
+from nehanda.events import (
+    LeakedCallsRecovered,
+    ModeSwitched,
+    Notice,
+    ReasoningDelta,
+    Retrying,
+    TextDelta,
+)
 from nehanda.ui.summary import describe_notice
 
 
@@ -68,6 +75,8 @@ class JsonOutput:
             self._stream({"type": "reasoning", "text": event.text})
         elif isinstance(event, Notice):
             self._stream({"type": "notice", "message": event.message})
+        elif isinstance(event, Retrying):
+            self._stream({"type": "retry", **asdict(event)})
         elif isinstance(event, ModeSwitched):
             self._stream({"type": "mode_switch", "mode": event.mode, "reason": event.reason})
         elif isinstance(event, LeakedCallsRecovered):

@@ -6,7 +6,7 @@ import json
 
 from nehanda.engine.compaction import Compacted
 from nehanda.engine.loop import EngineEvent, ToolExecuted
-from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice
+from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice, Retrying
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.tools.watched import steering_note
 from nehanda.types import ToolResult, ToolUse
@@ -40,6 +40,8 @@ def describe_notice(event: EngineEvent) -> str | None:
     """What the user must be told about a change of course, on stderr in every output mode."""
     if isinstance(event, Notice):
         return event.message
+    if isinstance(event, Retrying):
+        return describe_retry(event)
     if isinstance(event, ToolExecuted):
         return steering_note(event.result.content)
     if isinstance(event, ModeSwitched):
@@ -53,6 +55,12 @@ def describe_notice(event: EngineEvent) -> str | None:
             "the model wrote as text; running them as calls"
         )
     return None
+
+
+def describe_retry(event: Retrying) -> str:
+    """``retrying in 2 s (HTTP 503, attempt 2 of 4)``."""
+    seconds = f"{event.delay:.0f}" if event.delay >= 10 else f"{event.delay:.2g}"
+    return f"retrying in {seconds} s ({event.reason}, attempt {event.attempt} of {event.attempts})"
 
 
 def describe_compaction(event: Compacted) -> str:
