@@ -39,6 +39,24 @@ def test_decide_mode(
 
 
 @pytest.mark.parametrize(
+    ("provider_type", "native_tools", "refused", "said"),
+    [
+        ("ollama", False, False, "rescue: Ollama /api/show lists no tools capability"),
+        ("ollama", True, False, "native: Ollama /api/show lists the tools capability"),
+        ("vllm", None, False, "native: the vllm profile says so; a refusal would switch to rescue"),
+        ("vllm", None, True, "rescue: the provider answered that the model does not support tools"),
+        ("nehanda", None, False, "rescue: the nehanda endpoint does not accept native tools"),
+    ],
+)
+def test_the_reason_says_what_decided(
+    provider_type: str, native_tools: bool | None, refused: bool, said: str
+) -> None:
+    """The reason a person reads at the start: what told nehanda, not only the outcome."""
+    decision = decide_mode(provider_type, native_tools=native_tools, tools_refused=refused)
+    assert f"{decision.mode}: {decision.reason}" == said
+
+
+@pytest.mark.parametrize(
     ("provider_type", "omitted"),
     [
         ("nehanda", True),

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from nehanda.providers.mode import Mode as ExamMode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
+TOOL_MODES = ("auto", "native", "rescue")
+VERBOSE_HELP = (
+    "Say on stderr what was chosen (provider, model, tool mode and why, permission mode) "
+    "even when stderr is not a terminal."
+)
 
 
 def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -58,6 +63,14 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="Use rescue mode: tools described in the prompt, calls parsed from text.",
         ),
         click.option(
+            "--mode",
+            "tool_mode",
+            type=click.Choice(TOOL_MODES),
+            help="How tools are called: native (the server's own tool calling), rescue "
+            "(described in the prompt, parsed from text) or auto (default: decided per "
+            "provider and model).",
+        ),
+        click.option(
             "--continue",
             "-c",
             "continue_",
@@ -82,6 +95,7 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
     help="Answer PROMPT and exit: the same as `nehanda run PROMPT` (with --output).",
 )
 @click.option("--output", "output_format", type=click.Choice(OUTPUT_FORMATS), hidden=True)
+@click.option("--verbose", "-v", is_flag=True, hidden=True)
 @click.pass_context
 def cli(context: click.Context, /, **options: Any) -> int | None:
     """An agentic assistant whose tool calls work on any model.
@@ -89,17 +103,21 @@ def cli(context: click.Context, /, **options: Any) -> int | None:
     With no command, starts an interactive session (the same as `nehanda chat`).
     """
     prompt, output_format = options.pop("print_prompt"), options.pop("output_format")
+    verbose = options.pop("verbose")
     if context.invoked_subcommand is not None:
-        if prompt is not None or output_format is not None:
-            raise click.UsageError("-p/--print and --output go without a command")
+        if prompt is not None or output_format is not None or verbose:
+            raise click.UsageError("-p/--print, --output and --verbose go without a command")
         return None
     if prompt is not None:
+        output_format = output_format or "text"
         return cast(
             "int",
-            context.invoke(run, prompt=prompt, output_format=output_format or "text", **options),
+            context.invoke(
+                run, prompt=prompt, output_format=output_format, verbose=verbose, **options
+            ),
         )
-    if output_format is not None:
-        raise click.UsageError("--output goes with -p PROMPT or nehanda run")
+    if output_format is not None or verbose:
+        raise click.UsageError("--output and --verbose go with -p PROMPT or nehanda run")
     return _chat(options)
 
 
@@ -121,7 +139,8 @@ def chat(**options: Any) -> int:
     show_default=True,
     help="text for people; json or stream-json for programs.",
 )
-def run(prompt: str | None, output_format: str, **options: Any) -> int:
+@click.option("--verbose", "-v", is_flag=True, help=VERBOSE_HELP)
+def run(prompt: str | None, output_format: str, verbose: bool, **options: Any) -> int:
     """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin)."""
     from nehanda.cli.run import RunOptions, report_failure, run_once
 
@@ -133,7 +152,7 @@ def run(prompt: str | None, output_format: str, **options: Any) -> int:
         session = _session_options(options)
     except NehandaError as exc:
         return report_failure(output_format, str(exc))
-    return run_once(RunOptions(text, session, output_format))
+    return run_once(RunOptions(text, session, output_format, verbose))
 
 
 @cli.command()
@@ -195,6 +214,7 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
         approve_all=options["yes"],
         permission_mode=cast("Mode | None", options["permission_mode"]),
         resume=resume,
+        mode_override=None if options["tool_mode"] in (None, "auto") else options["tool_mode"],
     )
 
 

@@ -26,6 +26,7 @@ class RunOptions:
     prompt: str
     session: SessionOptions
     output_format: str
+    verbose: bool = False
 
 
 def run_once(options: RunOptions) -> int:
@@ -73,6 +74,8 @@ async def _run(options: RunOptions, description: RunDescription, output: Output)
     description.provider, description.model = chat.config.name, chat.agent.model
     description.mode, description.session_id = chat.mode, chat.id
     output.start()
+    if isinstance(output, TerminalOutput) and (options.verbose or sys.stderr.isatty()):
+        output.chosen(chat.chosen())
     for note in chat.notes:
         output.note(note)
     try:

@@ -61,7 +61,7 @@ from nehanda.permissions.sandboxing import session_sandbox, start_note
 from nehanda.providers.calling import ToolCalling, choose_mode
 from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
-from nehanda.providers.mode import Mode
+from nehanda.providers.mode import Mode, ModeDecision
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.providers.window import choose_window
 from nehanda.sandbox.confine import Sandbox
@@ -70,6 +70,7 @@ from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
 from nehanda.ui.approval import TerminalApprover
+from nehanda.ui.summary import Chosen
 
 
 @dataclass(frozen=True)
@@ -93,11 +94,20 @@ class ChatSession:
     notes: list[str] = field(default_factory=list)
     mcp: McpStart = field(default_factory=McpStart)
     sandbox: Sandbox | None = None
+    mode_reason: str = ""  # why the session calls tools the way it does now
     _logged: int = 0
 
     @property
     def mode(self) -> Mode:
         return self.calling.mode
+
+    def chosen(self) -> Chosen:
+        """What the session runs with now, and why it calls tools as it does."""
+        config = self.config
+        mode = self.gate.rules.mode
+        return Chosen(
+            config.name, config.base_url, self.agent.model, self.mode, self.mode_reason, mode
+        )
 
     @property
     def gate(self) -> ToolGate:
@@ -114,6 +124,7 @@ class ChatSession:
                 if isinstance(event, Compacted):
                     self._log_compaction(event)
                 if isinstance(event, ModeSwitched):
+                    self.mode_reason = f"switched: {event.reason}"
                     self.support.remember_refusal(self.config, event.reason)
                     self.log.append(
                         {"type": "mode_switch", "mode": event.mode, "reason": event.reason}
@@ -147,6 +158,7 @@ class ChatSession:
 
     def set_mode(self, mode: Mode) -> None:
         """Switches between native and rescue for the next turn (the REPL's ``/mode``)."""
+        self.mode_reason = "chosen with /mode"
         if mode != self.calling.mode:
             self.calling.mode = mode
             self.log.append({"type": "mode_switch", "mode": mode, "reason": "chosen by the user"})
@@ -232,8 +244,18 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
     notes += options.resume.warnings if options.resume else []
     notes += mcp.notes
     chat = ChatSession(agent, config, calling, support, log, session_id, notes, mcp, sandbox)
+    chat.mode_reason = mode_reason(options, decision)
     chat._logged = len(agent.messages)
     return chat
+
+
+def mode_reason(options: SessionOptions, decision: ModeDecision) -> str:
+    """Why the session starts in ``decision.mode``, naming the flag when one decided it."""
+    if options.mode_override is not None:
+        return "chosen with --mode"
+    if options.flags.force_manual_tools:
+        return "chosen with --force-manual-tools"
+    return decision.reason
 
 
 async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSession:
@@ -243,6 +265,8 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     conversation = Session(chat.id, messages=list(chat.agent.messages))
     reopened = await open_session(replace(options, resume=conversation), chat.mcp)
     reopened.agent.toolset = chat.agent.toolset
+    if options.mode_override is not None and options.mode_override == chat.mode:
+        reopened.mode_reason = chat.mode_reason  # /mode chose it, and still does
     chat.mcp = McpStart()
     await chat.close()
     return reopened

@@ -3,13 +3,36 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from nehanda.engine.compaction import Compacted
 from nehanda.engine.loop import EngineEvent, ToolExecuted
 from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice, Retrying
+from nehanda.providers.http_errors import redact_url
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.tools.watched import steering_note
 from nehanda.types import ToolResult, ToolUse
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """What a session runs with, as it starts: said at the start of ``run`` and the REPL."""
+
+    provider: str
+    base_url: str
+    model: str
+    mode: str
+    mode_reason: str
+    permission_mode: str
+
+    def __str__(self) -> str:
+        """``vllm · q · native tool calls (why) · permission mode default · URL``."""
+        why = f" ({self.mode_reason})" if self.mode_reason else ""
+        where = f" · {redact_url(self.base_url)}" if self.base_url else ""
+        return (
+            f"{self.provider} · {self.model} · {self.mode} tool calls{why} · "
+            f"permission mode {self.permission_mode}{where}"
+        )
 
 
 def describe_call(tool_use: ToolUse) -> str:

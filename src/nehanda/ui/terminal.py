@@ -19,7 +19,7 @@ from nehanda.engine.loop import (
     TurnStarted,
 )
 from nehanda.events import ReasoningDelta, TextDelta
-from nehanda.ui.summary import describe_call, describe_notice, describe_result
+from nehanda.ui.summary import Chosen, describe_call, describe_notice, describe_result
 
 
 def _decorated(stream: IO[str]) -> bool:
@@ -56,6 +56,12 @@ class TerminalOutput:
             self.note(notice)
         elif isinstance(event, RunFinished):
             self._finish(event)
+
+    def chosen(self, chosen: Chosen) -> None:
+        """The start line: what this run uses, and why it calls tools as it does."""
+        line = f"nehanda: {chosen}"
+        self.err.write(f"\x1b[2m{line}\x1b[0m\n" if self.color else f"{line}\n")
+        self.err.flush()
 
     def error(self, message: str) -> None:
         self._end_line()
