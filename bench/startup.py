@@ -3,9 +3,9 @@
 Run by hand: ``python bench/startup.py [runs]``. The first table prints median and best
 wall time per command and the ratio to ``python -c pass`` (target: median under 150 ms).
 The second times ``nehanda run`` from process start to the first byte of its first
-request (and of its chat request) arriving at a local server, with no MCP server
-configured, against the floor of ``python -c "import httpx, click"``; target: under 2x
-that floor.
+request (and of its chat request) arriving at a local server that answers as vLLM
+does (its window at ``/v1/models``), with no MCP server configured, against the floor
+of ``python -c "import httpx, click"``; target: under 2x that floor.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ ANSWER = (
     b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'
     b"data: [DONE]\n\n"
 )
+MODELS = b'{"object":"list","data":[{"id":"q","object":"model","max_model_len":32768}]}'
 
 
 def timings(command: list[str]) -> list[float]:
@@ -71,6 +72,8 @@ class FirstBytes:
             if head.startswith(b"POST"):
                 self.chat.append(arrived)
                 status, kind, reply = b"200 OK", b"text/event-stream", ANSWER
+            elif head.startswith(b"GET /v1/models "):  # as vLLM says its window
+                status, kind, reply = b"200 OK", b"application/json", MODELS
             else:
                 status, kind, reply = b"404 Not Found", b"text/plain", b"not found"
             conn.sendall(

@@ -440,6 +440,9 @@ def _not_utf8(error: UnicodeError) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # httpx imports its own command line (click, rich, pygments: a quarter of its import
+    # time) unless that import fails, which a None in sys.modules makes it do.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     from nehanda.config.environ import capture_startup_environ
     from nehanda.secret_env import seal
 

@@ -59,7 +59,6 @@ from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.hidden import HiddenPaths
 from nehanda.permissions.sandboxing import session_sandbox, start_note
 from nehanda.providers.calling import ToolCalling, choose_mode
-from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
 from nehanda.providers.mode import Mode, ModeDecision
 from nehanda.providers.tool_support import ToolSupportCache
@@ -295,10 +294,18 @@ def find_session(session_id: str) -> Session:
 
 
 async def choose_provider(flags: Flags, settings: Settings) -> ProviderConfig:
+    """The provider ``flags`` and ``settings`` name, with a model; servers are asked only
+    when neither says which (discovery is loaded only then)."""
     if flags.provider:
         config = resolve_named_provider(settings, flags.provider)
     else:
+        from nehanda.providers.discovery import find_provider
+
         config = await find_provider(settings)
+    if config.model:
+        return config
+    from nehanda.providers.discovery import ensure_model
+
     return await ensure_model(config)
 
 
