@@ -21,10 +21,10 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import os
 import random
 import ssl
 import time
-import urllib.request
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +50,15 @@ from nehanda.providers.http_errors import (
 )
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
+# A proxy reached over TLS needs certificates even for plain http:// requests.
+_PROXY_VARIABLES = (
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+)
 
 
 @dataclass(frozen=True)
@@ -75,7 +84,7 @@ def new_client(url: str, timeout: httpx.Timeout) -> httpx.AsyncClient:
 
 
 def _tls_for(url: str) -> ssl.SSLContext | bool:
-    proxies = urllib.request.getproxies().values()
+    proxies = (os.environ.get(name, "") for name in _PROXY_VARIABLES)
     if not url.lower().startswith("http://") or any(p.startswith("https:") for p in proxies):
         return True
     # Trusts no certificate: a TLS connection these requests never make fails, unchecked never.
