@@ -63,3 +63,9 @@ def test_verbose_goes_with_a_prompt(tmp_path: Path) -> None:
     done = nehanda("--verbose", cwd=tmp_path)
     assert done.returncode == 2
     assert "--verbose go with -p PROMPT or nehanda run" in done.stderr
+
+
+def test_mode_native_and_force_manual_tools_disagree(tmp_path: Path) -> None:
+    done = nehanda("run", "hi", "--mode", "native", "--force-manual-tools", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--mode native and --force-manual-tools disagree" in done.stderr

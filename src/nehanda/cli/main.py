@@ -198,6 +198,8 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
         raise click.UsageError(
             f"--yes means --permission-mode yolo, not {options['permission_mode']}"
         )
+    if options["tool_mode"] == "native" and options["force_manual_tools"]:
+        raise click.UsageError("--mode native and --force-manual-tools disagree: use one")
     if options["continue_"] and options["resume_id"]:
         raise click.UsageError("use --continue or --resume ID, not both")
     workspace = Path.cwd().resolve()

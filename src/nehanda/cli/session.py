@@ -250,7 +250,7 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
 
 def mode_reason(options: SessionOptions, decision: ModeDecision) -> str:
     """Why the session starts in ``decision.mode``, naming the flag when one decided it."""
-    if options.mode_override is not None:
+    if options.mode_override is not None and options.mode_override == decision.mode:
         return "chosen with --mode"
     if options.flags.force_manual_tools:
         return "chosen with --force-manual-tools"

@@ -47,11 +47,12 @@ def choose_mode(
     support: ToolSupportCache,
     override: Mode | None = None,
 ) -> ModeDecision:
-    """The mode a conversation starts in: ``override`` (the REPL's ``/mode``) wins, then
-    the settings, what the provider found out about the model and remembered refusals."""
+    """The mode a conversation starts in: ``override`` (``--mode``, the REPL's ``/mode``)
+    wins over the settings, what the provider found out about the model and remembered
+    refusals; only an endpoint that takes no native tools at all overrules it."""
     return decide_mode(
         config.type,
-        force_manual_tools=config.force_manual_tools or override == "rescue",
+        force_manual_tools=override == "rescue" if override else config.force_manual_tools,
         native_tools=True if override == "native" else found.native_tools,
         tools_refused=support.refused(config) and override != "native",
     )

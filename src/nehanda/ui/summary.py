@@ -29,10 +29,13 @@ class Chosen:
         """``vllm · q · native tool calls (why) · permission mode default · URL``."""
         why = f" ({self.mode_reason})" if self.mode_reason else ""
         where = f" · {redact_url(self.base_url)}" if self.base_url else ""
-        return (
+        line = (
             f"{self.provider} · {self.model} · {self.mode} tool calls{why} · "
             f"permission mode {self.permission_mode}{where}"
         )
+        # A server names the model (the first it lists) and words a refusal: no escape
+        # sequence of its own reaches the terminal.
+        return "".join(ch if ch.isprintable() else "?" for ch in line)
 
 
 def describe_call(tool_use: ToolUse) -> str:
