@@ -69,3 +69,16 @@ def test_mode_native_and_force_manual_tools_disagree(tmp_path: Path) -> None:
     done = nehanda("run", "hi", "--mode", "native", "--force-manual-tools", cwd=tmp_path)
     assert done.returncode == 2
     assert "--mode native and --force-manual-tools disagree" in done.stderr
+
+
+def test_stream_json_init_says_why_and_the_permission_mode(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    args = vllm(server, "--output", "stream-json", "--mode", "native", "--permission-mode", "plan")
+    done = nehanda("run", "hi", *args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    init = json.loads(done.stdout.splitlines()[0])
+    assert (init["type"], init["mode"], init["mode_reason"], init["permission_mode"]) == (
+        "init", "native", "chosen with --mode", "plan"
+    )  # fmt: skip
+    assert done.stderr == ""  # no start line in the JSON formats: the init line says it

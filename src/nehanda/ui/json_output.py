@@ -18,7 +18,7 @@ from nehanda.events import (
     Retrying,
     TextDelta,
 )
-from nehanda.ui.summary import describe_notice
+from nehanda.ui.summary import Chosen, describe_notice
 
 
 @dataclass
@@ -39,9 +39,15 @@ class JsonOutput:
     stream: bool = False
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
-    def start(self) -> None:
-        if self.stream:
-            self._write({"type": "init", **self.run.__dict__})
+    def start(self, chosen: Chosen | None = None) -> None:
+        """The ``init`` line; ``chosen`` adds why tools are called as they are and the
+        permission mode."""
+        if not self.stream:
+            return
+        why = {}
+        if chosen is not None:
+            why = {"mode_reason": chosen.mode_reason, "permission_mode": chosen.permission_mode}
+        self._write({"type": "init", **self.run.__dict__, **why})
 
     def handle(self, event: EngineEvent) -> None:
         if notice := describe_notice(event):
