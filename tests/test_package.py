@@ -68,6 +68,25 @@ def test_the_command_line_loads_neither_the_exam_nor_the_settings_writer() -> No
     assert "nehanda.config.writer" not in loaded
 
 
+def test_a_run_loads_no_more_than_its_first_request_needs() -> None:
+    """``nehanda run`` in native mode sends its first request without the rescue parser,
+    discovery, the regex engine or httpx's own command line (rich, pygments)."""
+    script = (
+        "import json, sys\n"
+        "from nehanda.cli import main\n"
+        "try:\n    main.main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "import httpx, nehanda.cli.run, nehanda.cli.session\n"
+        "print(json.dumps(sorted(k for k, v in sys.modules.items() if v is not None)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    loaded = json.loads(out.splitlines()[-1])
+    unwanted = ("httpx._main", "rich", "pygments", "regex", "nehanda.toolcalls")
+    assert [name for name in loaded if name.split(".")[0] in unwanted or name in unwanted] == []
+    assert "nehanda.providers.discovery" not in loaded
+
+
 def test_every_name_in_all_imports() -> None:
     for name in nehanda.__all__:
         assert getattr(nehanda, name) is not None, name

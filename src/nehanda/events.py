@@ -8,6 +8,8 @@ reports text that looked like a call but could not become one (unknown tool,
 irreparable JSON, truncated block), with a message fit to send back to the model.
 ``Notice`` carries something the user should know about the request itself (a
 prompt that may not fit the context the server was asked for); it changes nothing.
+``Retrying`` says a request failed before its answer began and will be sent again
+after a wait, so a person is not left looking at nothing for seconds.
 ``ModeSwitched`` and ``LeakedCallsRecovered`` come from the tool-calling policy
 (``providers.calling``): the request was refused native tools and is asked again in
 rescue mode, or calls the server left in the text were made calls.
@@ -73,6 +75,17 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class Retrying:
+    """The request is sent again in ``delay`` seconds: attempt ``attempt`` of ``attempts``,
+    after ``reason`` ("HTTP 503", "connection refused")."""
+
+    delay: float
+    attempt: int
+    attempts: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class ModeSwitched:
     mode: Origin
     reason: str
@@ -99,6 +112,7 @@ StreamEvent = (
     | ToolUseEnd
     | ToolCallProblem
     | Notice
+    | Retrying
     | ModeSwitched
     | LeakedCallsRecovered
     | MessageEnd

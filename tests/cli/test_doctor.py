@@ -45,7 +45,7 @@ def test_ollama_with_native_tools(server: ScriptedServer, tmp_path: Path) -> Non
     assert found.problem is None
     report = checks(found)
     assert report["tools"].startswith("native")
-    assert report["mode"] == "native: the provider accepts native tool calls"
+    assert report["mode"] == "native: Ollama /api/show lists the tools capability"
     assert report["context"] == "40960 tokens; nehanda asks for 32768 (num_ctx, context_cap 32768)"
     assert server.received("/api/chat") == []  # /api/show says it all
 
@@ -54,7 +54,7 @@ def test_ollama_without_tools_explains_rescue(server: ScriptedServer, tmp_path: 
     serve_ollama(server, "ollama_show_gemma_no_tools.json")
     report = checks(doctor(tmp_path, provider="ollama", base_url=server.root_url, model="gemma:2b"))
     assert report["tools"].startswith("none")
-    assert report["mode"] == "rescue: the model does not advertise native tool support"
+    assert report["mode"] == "rescue: Ollama /api/show lists no tools capability"
 
 
 def test_ollama_model_missing_cannot_serve(server: ScriptedServer, tmp_path: Path) -> None:
@@ -137,7 +137,10 @@ def test_the_doctor_command_reports_and_exits_0(server: ScriptedServer, tmp_path
     assert lines[0] == "nehanda doctor"
     assert f"anthropic (anthropic) at {server.root_url}" in lines[1]
     assert "claude-sonnet-4-5" in lines[2]
-    assert "mode      native: the provider accepts native tool calls" in done.stdout
+    assert (
+        "mode      native: the anthropic profile says so; a refusal would switch to rescue"
+        in done.stdout
+    )
     assert "context   200000 tokens" in done.stdout
     assert lines[-1] == "ok: nehanda can use this provider"
     (probe,) = server.requests

@@ -95,7 +95,8 @@ def test_tool_line_mode_and_model_switches_errors_and_exit(
     server.error(401, "openai_error_invalid_key.json").stream("e2e_vllm_answer.sse")
     server.stream("e2e_vllm_answer.sse")
     child = spawn()
-    child.expect("vllm · q · native tool calls")
+    child.expect(r"vllm · q · native tool calls \(the vllm profile says so; a refusal would")
+    child.expect("permission mode default")
     child.expect_exact(PROMPT)
     user_settings = Path(os.environ["XDG_CONFIG_HOME"]) / "nehanda" / "settings.toml"
     start = "".join(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.logfile_read.getvalue()).split())
@@ -110,7 +111,7 @@ def test_tool_line_mode_and_model_switches_errors_and_exit(
     exchange(child, "this one fails", "error: .*Incorrect API key provided")
     exchange(child, "/mode rescue", r"rescue tool calls \(chosen with /mode\)")
     exchange(child, "And now?", "pip install widget")
-    exchange(child, "/model q2", "vllm · q2 · rescue tool calls")
+    exchange(child, "/model q2", r"vllm · q2 · rescue tool calls \(chosen with /mode\)")
     exchange(child, "Last one", "pip install widget")
     child.send("/exit\r")
     child.expect(pexpect.EOF)

@@ -371,7 +371,7 @@ def test_a_model_the_server_says_has_no_tools_is_examined_in_rescue_only(
     jsonschema.validate(found, SCHEMA)
     (native,) = found["modes"]
     assert (native["status"], native["task_runs"]) == ("skipped", 0)
-    assert native["reason"] == "the model does not advertise native tool support"
+    assert native["reason"] == "Ollama /api/show lists no tools capability"
     assert server.received("/api/chat") == []
 
 

@@ -3,7 +3,11 @@
 import pytest
 
 from nehanda.config.profiles import omit_tool_choice
-from nehanda.providers.mode import decide_mode
+from nehanda.config.settings import ProviderConfig, ProviderType
+from nehanda.providers.base import Capabilities
+from nehanda.providers.calling import choose_mode
+from nehanda.providers.mode import Mode, decide_mode
+from nehanda.providers.tool_support import ToolSupportCache
 
 
 @pytest.mark.parametrize(
@@ -39,6 +43,24 @@ def test_decide_mode(
 
 
 @pytest.mark.parametrize(
+    ("provider_type", "native_tools", "refused", "said"),
+    [
+        ("ollama", False, False, "rescue: Ollama /api/show lists no tools capability"),
+        ("ollama", True, False, "native: Ollama /api/show lists the tools capability"),
+        ("vllm", None, False, "native: the vllm profile says so; a refusal would switch to rescue"),
+        ("vllm", None, True, "rescue: the provider answered that the model does not support tools"),
+        ("nehanda", None, False, "rescue: the nehanda endpoint does not accept native tools"),
+    ],
+)
+def test_the_reason_says_what_decided(
+    provider_type: str, native_tools: bool | None, refused: bool, said: str
+) -> None:
+    """The reason a person reads at the start: what told nehanda, not only the outcome."""
+    decision = decide_mode(provider_type, native_tools=native_tools, tools_refused=refused)
+    assert f"{decision.mode}: {decision.reason}" == said
+
+
+@pytest.mark.parametrize(
     ("provider_type", "omitted"),
     [
         ("nehanda", True),
@@ -50,3 +72,23 @@ def test_decide_mode(
 )
 def test_omit_tool_choice(provider_type: str, omitted: bool) -> None:
     assert omit_tool_choice(provider_type) is omitted
+
+
+@pytest.mark.parametrize(
+    ("provider_type", "forced", "override", "expected"),
+    [
+        ("vllm", True, "native", "native"),  # --mode beats force_manual_tools in settings
+        ("vllm", False, "rescue", "rescue"),
+        ("vllm", True, None, "rescue"),
+        ("nehanda", False, "native", "rescue"),  # that endpoint takes no native tools at all
+    ],
+)
+def test_a_chosen_mode_wins_over_the_settings(
+    provider_type: ProviderType, forced: bool, override: Mode | None, expected: str
+) -> None:
+    config = ProviderConfig(
+        name="box", type=provider_type, base_url="http://127.0.0.1:8000/v1",
+        force_manual_tools=forced,
+    )  # fmt: skip
+    decision = choose_mode(config, Capabilities(), ToolSupportCache(), override)
+    assert decision.mode == expected

@@ -6,9 +6,11 @@ The rule under test throughout: nothing from a broken stream may run, so no
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
+import httpx
 import pytest
 
 from nehanda.errors import (
@@ -22,9 +24,10 @@ from nehanda.errors import (
     StreamProtocolError,
     ToolsUnsupportedError,
 )
-from nehanda.events import TextDelta, ToolUseEnd, ToolUseStart
+from nehanda.events import Retrying, TextDelta, ToolUseEnd, ToolUseStart
 from nehanda.providers.base import ChatRequest
 from nehanda.providers.http import RetryPolicy
+from nehanda.providers.http_errors import is_loopback
 from nehanda.types import Message, ToolSpec
 
 READ = ToolSpec("Read", "Reads a file.", {"type": "object", "properties": {}})
@@ -119,12 +122,108 @@ def test_context_too_long(harness: Any) -> None:
     assert "maximum context length is 128000 tokens" in str(error)
 
 
-def test_connection_refused_names_the_url(harness: Any, unused_port: int) -> None:
-    base = f"http://127.0.0.1:{unused_port}/v1"
-    error = assert_named(
-        harness.run(ASK, harness.provider(base_url=base)).error, ProviderConnectionError
+def test_each_retry_is_announced_before_its_wait(harness: Any) -> None:
+    loading = '{"error": {"message": "model is loading"}}'
+    harness.server.error(503, loading, **{"Retry-After": "0.2"})
+    harness.server.error(500, "<html>Internal Server Error</html>")
+    harness.server.stream(GOOD)
+    provider = harness.provider(retry=RetryPolicy(max_retries=3, base_delay=0.01, max_delay=2.0))
+    outcome = harness.run(ASK, provider)
+    assert outcome.error is None
+    retries = [event for event in outcome.events if isinstance(event, Retrying)]
+    assert [(r.reason, r.attempt, r.attempts) for r in retries] == [
+        ("HTTP 503", 2, 4),
+        ("HTTP 500", 3, 4),
+    ]
+    assert retries[0].delay == 0.2  # the server's Retry-After
+    assert 0.01 <= retries[1].delay <= 0.02  # backoff: half to all of base * 2
+    assert outcome.events[:2] == retries  # before anything of the answer
+
+
+def test_a_refused_connection_to_this_machine_fails_at_once(unused_port: int) -> None:
+    """Nothing listens there: one attempt, no retries, and a line saying what to do."""
+    from nehanda.config.settings import ProviderConfig
+    from nehanda.providers.openai_compat import OpenAICompatProvider
+
+    sent: list[httpx.Request] = []
+
+    async def count(request: httpx.Request) -> None:
+        sent.append(request)
+
+    async def go() -> tuple[list[Any], BaseException]:
+        base = f"http://127.0.0.1:{unused_port}/v1"
+        config = ProviderConfig(name="local-vllm", type="vllm", base_url=base, model="qwen")
+        client = httpx.AsyncClient(event_hooks={"request": [count]})
+        provider = OpenAICompatProvider(config, client=client, retry=RetryPolicy(max_retries=3))
+        events: list[Any] = []
+        try:
+            async for event in provider.stream(ASK):
+                events.append(event)
+        except ProviderError as exc:
+            return events, exc
+        finally:
+            await client.aclose()
+        raise AssertionError("a refused connection must fail")
+
+    started = time.monotonic()
+    events, error = asyncio.run(go())
+    assert time.monotonic() - started < 1.0  # the default policy would wait 1.75 s or more
+    assert events == [] and len(sent) == 1
+    assert_named(error, ProviderConnectionError)
+    assert str(error) == (
+        f"local-vllm (model qwen): no server is running at "
+        f"http://127.0.0.1:{unused_port}/v1/chat/completions (connection refused); "
+        "start it, or fix base_url"
     )
-    assert f"{base}/chat/completions" in str(error)
+
+
+def own_address() -> str | None:
+    """This machine's address on its network (no packet is sent), if it has one."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        try:
+            sock.connect(("10.255.255.255", 1))
+        except OSError:
+            return None
+        address: str = sock.getsockname()[0]
+    return None if is_loopback(address) else address
+
+
+def test_a_refused_connection_elsewhere_is_retried(harness: Any, unused_port: int) -> None:
+    address = own_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    provider = harness.provider(base_url=f"http://{address}:{unused_port}/v1")
+    outcome = harness.run(ASK, provider)
+    assert_named(outcome.error, ProviderConnectionError)
+    assert [(e.reason, e.attempt) for e in outcome.events] == [
+        ("connection refused", 2),
+        ("connection refused", 3),
+    ]
+    assert "connection refused (is the server running on that port?)" in str(outcome.error)
+
+
+@pytest.mark.parametrize(
+    ("host", "local"),
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.10", True),
+        ("::1", True),
+        ("localhost", True),
+        ("LocalHost.", True),
+        ("::ffff:127.0.0.1", True),
+        ("0.0.0.0", True),
+        ("10.0.0.1", False),
+        ("192.168.1.20", False),
+        ("example.com", False),
+        ("localhost.example.com", False),
+        ("", False),
+    ],
+)
+def test_which_addresses_are_this_machine(host: str, local: bool) -> None:
+    """A refused connection elsewhere may be a server restarting: that one is retried."""
+    assert is_loopback(host) is local
 
 
 def test_stalled_server_is_a_read_timeout(harness: Any) -> None:

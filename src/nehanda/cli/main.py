@@ -15,6 +15,7 @@ import click
 
 from nehanda import __version__
 from nehanda.cli.error_text import show_error
+from nehanda.cli.help_text import Nehanda
 from nehanda.config.permission_modes import MODES, Mode
 from nehanda.errors import ConfigError, NehandaError
 
@@ -23,6 +24,11 @@ if TYPE_CHECKING:
     from nehanda.providers.mode import Mode as ExamMode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
+TOOL_MODES = ("auto", "native", "rescue")
+VERBOSE_HELP = (
+    "Say on stderr what was chosen (provider, model, tool mode and why, permission mode) "
+    "even when stderr is not a terminal."
+)
 
 
 def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -58,6 +64,14 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="Use rescue mode: tools described in the prompt, calls parsed from text.",
         ),
         click.option(
+            "--mode",
+            "tool_mode",
+            type=click.Choice(TOOL_MODES),
+            help="How tools are called: native (the server's own tool calling), rescue "
+            "(described in the prompt, parsed from text) or auto (default: decided per "
+            "provider and model).",
+        ),
+        click.option(
             "--continue",
             "-c",
             "continue_",
@@ -71,7 +85,11 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]}, invoke_without_command=True)
+@click.group(
+    cls=Nehanda,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    invoke_without_command=True,
+)
 @click.version_option(__version__, "-V", "--version", prog_name="nehanda")
 @session_options
 @click.option(
@@ -79,9 +97,10 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
     "-p",
     "print_prompt",
     metavar="PROMPT",
-    help="Answer PROMPT and exit: the same as `nehanda run PROMPT` (with --output).",
+    help="Answer PROMPT and exit: the same as `nehanda run PROMPT` (with --output and --verbose).",
 )
 @click.option("--output", "output_format", type=click.Choice(OUTPUT_FORMATS), hidden=True)
+@click.option("--verbose", "-v", is_flag=True, hidden=True)
 @click.pass_context
 def cli(context: click.Context, /, **options: Any) -> int | None:
     """An agentic assistant whose tool calls work on any model.
@@ -89,17 +108,21 @@ def cli(context: click.Context, /, **options: Any) -> int | None:
     With no command, starts an interactive session (the same as `nehanda chat`).
     """
     prompt, output_format = options.pop("print_prompt"), options.pop("output_format")
+    verbose = options.pop("verbose")
     if context.invoked_subcommand is not None:
-        if prompt is not None or output_format is not None:
-            raise click.UsageError("-p/--print and --output go without a command")
+        if prompt is not None or output_format is not None or verbose:
+            raise click.UsageError("-p/--print, --output and --verbose go without a command")
         return None
     if prompt is not None:
+        output_format = output_format or "text"
         return cast(
             "int",
-            context.invoke(run, prompt=prompt, output_format=output_format or "text", **options),
+            context.invoke(
+                run, prompt=prompt, output_format=output_format, verbose=verbose, **options
+            ),
         )
-    if output_format is not None:
-        raise click.UsageError("--output goes with -p PROMPT or nehanda run")
+    if output_format is not None or verbose:
+        raise click.UsageError("--output and --verbose go with -p PROMPT or nehanda run")
     return _chat(options)
 
 
@@ -121,7 +144,8 @@ def chat(**options: Any) -> int:
     show_default=True,
     help="text for people; json or stream-json for programs.",
 )
-def run(prompt: str | None, output_format: str, **options: Any) -> int:
+@click.option("--verbose", "-v", is_flag=True, help=VERBOSE_HELP)
+def run(prompt: str | None, output_format: str, verbose: bool, **options: Any) -> int:
     """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin)."""
     from nehanda.cli.run import RunOptions, report_failure, run_once
 
@@ -133,7 +157,7 @@ def run(prompt: str | None, output_format: str, **options: Any) -> int:
         session = _session_options(options)
     except NehandaError as exc:
         return report_failure(output_format, str(exc))
-    return run_once(RunOptions(text, session, output_format))
+    return run_once(RunOptions(text, session, output_format, verbose))
 
 
 @cli.command()
@@ -174,6 +198,8 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
         raise click.UsageError(
             f"--yes means --permission-mode yolo, not {options['permission_mode']}"
         )
+    if options["tool_mode"] == "native" and options["force_manual_tools"]:
+        raise click.UsageError("--mode native and --force-manual-tools disagree: use one")
     if options["continue_"] and options["resume_id"]:
         raise click.UsageError("use --continue or --resume ID, not both")
     workspace = Path.cwd().resolve()
@@ -195,6 +221,7 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
         approve_all=options["yes"],
         permission_mode=cast("Mode | None", options["permission_mode"]),
         resume=resume,
+        mode_override=None if options["tool_mode"] in (None, "auto") else options["tool_mode"],
     )
 
 
@@ -420,6 +447,9 @@ def _not_utf8(error: UnicodeError) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # httpx imports its own command line (click, rich, pygments: a quarter of its import
+    # time) unless that import fails, which a None in sys.modules makes it do.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     from nehanda.config.environ import capture_startup_environ
     from nehanda.secret_env import seal
 

@@ -261,11 +261,7 @@ class Repl:
             self.renderer.note(note)
 
     def _status(self) -> None:
-        chat = self.chat
-        chosen = " (chosen with /mode)" if self.options.mode_override else ""
-        self.renderer.say(
-            f"{chat.config.name} · {chat.agent.model} · {chat.mode} tool calls{chosen}", "bold"
-        )
+        self.renderer.say(str(self.chat.chosen()), "bold")
 
     def _resumed(self, session: Session) -> None:
         prompt = " ".join(session.first_prompt.split())[:60]

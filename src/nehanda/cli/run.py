@@ -26,6 +26,7 @@ class RunOptions:
     prompt: str
     session: SessionOptions
     output_format: str
+    verbose: bool = False
 
 
 def run_once(options: RunOptions) -> int:
@@ -72,7 +73,13 @@ async def _run(options: RunOptions, description: RunDescription, output: Output)
     chat = await open_session(options.session)
     description.provider, description.model = chat.config.name, chat.agent.model
     description.mode, description.session_id = chat.mode, chat.id
-    output.start()
+    chosen = chat.chosen()
+    if isinstance(output, JsonOutput):
+        output.start(chosen)
+    else:
+        output.start()
+        if options.verbose or sys.stderr.isatty():
+            output.chosen(chosen)
     for note in chat.notes:
         output.note(note)
     try:

@@ -60,9 +60,8 @@ from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.hidden import HiddenPaths
 from nehanda.permissions.sandboxing import session_sandbox, start_note
 from nehanda.providers.calling import ToolCalling, choose_mode
-from nehanda.providers.discovery import ensure_model, find_provider
 from nehanda.providers.factory import create_provider
-from nehanda.providers.mode import Mode
+from nehanda.providers.mode import Mode, ModeDecision
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.providers.window import choose_window
 from nehanda.sandbox.confine import Sandbox
@@ -71,6 +70,7 @@ from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
 from nehanda.ui.approval import TerminalApprover
+from nehanda.ui.summary import Chosen
 
 
 @dataclass(frozen=True)
@@ -96,11 +96,20 @@ class ChatSession:
     sandbox: Sandbox | None = None
     # The system prompt as built for this session; called with whether plan mode is on.
     system_prompt: Callable[..., str] | None = None
+    mode_reason: str = ""  # why the session calls tools the way it does now
     _logged: int = 0
 
     @property
     def mode(self) -> Mode:
         return self.calling.mode
+
+    def chosen(self) -> Chosen:
+        """What the session runs with now, and why it calls tools as it does."""
+        config = self.config
+        mode = self.gate.rules.mode
+        return Chosen(
+            config.name, config.base_url, self.agent.model, self.mode, self.mode_reason, mode
+        )
 
     @property
     def gate(self) -> ToolGate:
@@ -117,6 +126,7 @@ class ChatSession:
                 if isinstance(event, Compacted):
                     self._log_compaction(event)
                 if isinstance(event, ModeSwitched):
+                    self.mode_reason = f"switched: {event.reason}"
                     self.support.remember_refusal(self.config, event.reason)
                     self.log.append(
                         {"type": "mode_switch", "mode": event.mode, "reason": event.reason}
@@ -150,6 +160,7 @@ class ChatSession:
 
     def set_mode(self, mode: Mode) -> None:
         """Switches between native and rescue for the next turn (the REPL's ``/mode``)."""
+        self.mode_reason = "chosen with /mode"
         if mode != self.calling.mode:
             self.calling.mode = mode
             self.log.append({"type": "mode_switch", "mode": mode, "reason": "chosen by the user"})
@@ -251,8 +262,18 @@ async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> 
     chat = ChatSession(
         agent, config, calling, support, log, session_id, notes, mcp, sandbox, system_prompt
     )
+    chat.mode_reason = mode_reason(options, decision)
     chat._logged = len(agent.messages)
     return chat
+
+
+def mode_reason(options: SessionOptions, decision: ModeDecision) -> str:
+    """Why the session starts in ``decision.mode``, naming the flag when one decided it."""
+    if options.mode_override is not None and options.mode_override == decision.mode:
+        return "chosen with --mode"
+    if options.flags.force_manual_tools:
+        return "chosen with --force-manual-tools"
+    return decision.reason
 
 
 async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSession:
@@ -265,6 +286,8 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     options = replace(options, resume=conversation, approve_all=False, permission_mode=mode)
     reopened = await open_session(options, chat.mcp)
     reopened.agent.toolset = chat.agent.toolset
+    if options.mode_override is not None and options.mode_override == chat.mode:
+        reopened.mode_reason = chat.mode_reason  # /mode chose it, and still does
     chat.mcp = McpStart()
     await chat.close()
     return reopened
@@ -293,10 +316,18 @@ def find_session(session_id: str) -> Session:
 
 
 async def choose_provider(flags: Flags, settings: Settings) -> ProviderConfig:
+    """The provider ``flags`` and ``settings`` name, with a model; servers are asked only
+    when neither says which (discovery is loaded only then)."""
     if flags.provider:
         config = resolve_named_provider(settings, flags.provider)
     else:
+        from nehanda.providers.discovery import find_provider
+
         config = await find_provider(settings)
+    if config.model:
+        return config
+    from nehanda.providers.discovery import ensure_model
+
     return await ensure_model(config)
 
 

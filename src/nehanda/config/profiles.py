@@ -29,6 +29,8 @@ class ProviderProfile:
     api_version: str | None = None
     unknown_window: int = 8192
     """The window assumed when nothing says it: JIT-loaded local models often get 4k-8k."""
+    tools_detected_by: str | None = None
+    """What tells, per model, whether it takes native tools (named in the mode's reason)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ PROFILES: dict[str, ProviderProfile] = {
         base_url_env="OLLAMA_HOST",
         models_path="/api/tags",
         context_cap=DEFAULT_CONTEXT_CAP,
+        tools_detected_by="Ollama /api/show",
     ),
     "anthropic": ProviderProfile(
         "anthropic",

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, replace
 
 from nehanda.providers.base import ChatRequest, ToolChoice
 from nehanda.providers.prefix import Prefix
-from nehanda.toolcalls.prompt import compact_spec
 from nehanda.types import Message, ReasoningPart, TextPart, ToolResult, ToolSpec, ToolUse, Usage
 
 PART_OVERHEAD = 12  # role markers and JSON punctuation around each part, in characters
@@ -204,6 +203,8 @@ class ContextKeeper:
         small = self.budget.small
         if small and tools:
             if self._compact[0] is not tools:
+                from nehanda.toolcalls.prompt import compact_spec  # only small windows use it
+
                 self._compact = (tools, tuple(compact_spec(spec) for spec in tools))
             tools = self._compact[1]
         return ChatRequest(

@@ -32,10 +32,10 @@ from itertools import pairwise
 from typing import Any
 
 from nehanda.providers.prefix import Prefix
-from nehanda.toolcalls import parse_tool_calls
-from nehanda.toolcalls.jsonvalue import decode
-from nehanda.toolcalls.registry import FULL, grammar
 from nehanda.types import Message, ToolSpec, ToolUse
+
+# The rescue parser (``toolcalls``, every dialect) loads once tool output is read, not
+# before: a native-mode run sends its first request without it.
 
 _NAME_KEYS = ("name", "tool", "tool_name")
 _ARGUMENT_KEYS = ("arguments", "parameters", "input")
@@ -73,9 +73,12 @@ class ToolOutputCalls:
         self._names = frozenset(spec.name for spec in tools)
         self._schemas = {spec.name: spec.input_schema for spec in tools}
         self._written: dict[str, str] = {}  # call key -> where it is written
+        # Messages taken in but not read yet: reading waits for a call to check, so
+        # that the first request goes out without the parser.
+        self._unread: list[Message] = []
         self._tool_names: dict[str, str] = {}  # call id -> tool name
         # Only new messages are read: compaction replaces old ones and keeps recent ones.
-        self._read_messages: Prefix[Message, None] = Prefix(self._read_one)
+        self._read_messages: Prefix[Message, None] = Prefix(self._unread.append)
         self._unreadable: str | None = None  # where an output too costly to read was
 
     def mark(self, calls: Sequence[ToolUse], messages: Sequence[Message]) -> list[ToolUse]:
@@ -83,6 +86,9 @@ class ToolOutputCalls:
         if not calls:
             return []
         self.read(messages)
+        for message in self._unread:
+            self._read_one(message)
+        self._unread.clear()
         return [
             replace(call, copied_from=where)
             if (where := self._written.get(_key(call.name, call.input)) or self._unreadable)
@@ -91,8 +97,8 @@ class ToolOutputCalls:
         ]
 
     def read(self, messages: Sequence[Message]) -> None:
-        """Reads the messages not read yet; the engine calls it before a compaction too, so
-        that calls written in results it replaces are still known."""
+        """Takes in the messages not taken yet; the engine calls it before a compaction too,
+        so that calls written in results it replaces are still known."""
         self._read_messages.map(messages)
 
     def _read_one(self, message: Message) -> None:
@@ -114,6 +120,8 @@ class ToolOutputCalls:
             )
 
     def _keys_in(self, text: str) -> Iterator[str]:
+        from nehanda.toolcalls import parse_tool_calls
+
         for window in (text, *dialect_windows(text)):
             for call in parse_tool_calls(window, self._names, self._schemas).calls:
                 yield _key(call.name, call.input)
@@ -134,6 +142,8 @@ def dialect_windows(text: str) -> list[str]:
 
 @functools.cache
 def _openers() -> re.Pattern[str]:
+    from nehanda.toolcalls.registry import FULL, grammar
+
     found = grammar(FULL)
     words = sorted({*found.blocks, *found.sections}, key=len, reverse=True)
     return re.compile("|".join(re.escape(word) for word in words))
@@ -160,7 +170,7 @@ def json_calls(text: str, names: Collection[str]) -> Iterator[Call]:
             continue
         position = end
         if bisect_left(openers, start) < bisect_left(openers, end):
-            yield from _calls_within(decode(text[start:end]), names)
+            yield from _calls_within(_decode(text[start:end]), names)
 
 
 def _bracket_ends(text: str) -> dict[int, int]:
@@ -229,8 +239,14 @@ def _as_call(item: Mapping[str, Any], names: Collection[str]) -> Call | None:
         return None
     arguments = next((item[key] for key in _ARGUMENT_KEYS if key in item), None)
     if isinstance(arguments, str):  # OpenAI's function calls carry their arguments as text
-        arguments = decode(arguments)
+        arguments = _decode(arguments)
     return (name, arguments) if isinstance(arguments, dict) else None
+
+
+def _decode(text: str) -> Any:
+    from nehanda.toolcalls.jsonvalue import decode
+
+    return decode(text)
 
 
 def _key(name: str, arguments: Mapping[str, Any]) -> str:

@@ -30,14 +30,14 @@ from nehanda.events import (
     ToolUseEnd,
 )
 from nehanda.providers.base import Capabilities, ChatRequest, Provider, Wrapper
-from nehanda.providers.leaks import recover_leaked_calls
 from nehanda.providers.mode import Mode, ModeDecision, decide_mode
-from nehanda.providers.rescue import RescueProvider
 from nehanda.types import ToolUse
 
 if TYPE_CHECKING:
-    # Only choose_mode's callers need these, and settings bring pydantic with them.
+    # Only choose_mode's callers need these, and settings bring pydantic with them; the
+    # rescue path loads the parser, which native mode does without.
     from nehanda.config.settings import ProviderConfig
+    from nehanda.providers.rescue import RescueProvider
     from nehanda.providers.tool_support import ToolSupportCache
 
 
@@ -47,11 +47,12 @@ def choose_mode(
     support: ToolSupportCache,
     override: Mode | None = None,
 ) -> ModeDecision:
-    """The mode a conversation starts in: ``override`` (the REPL's ``/mode``) wins, then
-    the settings, what the provider found out about the model and remembered refusals."""
+    """The mode a conversation starts in: ``override`` (``--mode``, the REPL's ``/mode``)
+    wins over the settings, what the provider found out about the model and remembered
+    refusals; only an endpoint that takes no native tools at all overrules it."""
     return decide_mode(
         config.type,
-        force_manual_tools=config.force_manual_tools or override == "rescue",
+        force_manual_tools=override == "rescue" if override else config.force_manual_tools,
         native_tools=True if override == "native" else found.native_tools,
         tools_refused=support.refused(config) and override != "native",
     )
@@ -64,7 +65,16 @@ class ToolCalling(Wrapper):
         super().__init__(inner)
         self.mode: Mode = mode
         self.recover_leaks = recover_leaks
-        self._rescue = RescueProvider(inner)
+        self._wrapped: RescueProvider | None = None
+
+    @property
+    def _rescue(self) -> RescueProvider:
+        """Built when first needed: the rescue parser is not loaded for native mode."""
+        if self._wrapped is None:
+            from nehanda.providers.rescue import RescueProvider
+
+            self._wrapped = RescueProvider(self.inner)
+        return self._wrapped
 
     def as_sent(self, request: ChatRequest) -> ChatRequest:
         """``request`` as the server will receive it in the current mode (for counting)."""
@@ -105,6 +115,8 @@ class ToolCalling(Wrapper):
 
 
 def _leaked(text: str, request: ChatRequest) -> list[StreamEvent]:
+    from nehanda.providers.leaks import recover_leaked_calls  # the parser: loaded when needed
+
     calls = recover_leaked_calls(text, request.tools)
     if not calls:
         return []

@@ -32,6 +32,7 @@ from nehanda.config.settings import (
     user_settings_path,
 )
 from nehanda.errors import ConfigError
+from nehanda.providers.http import new_client
 from nehanda.providers.http_errors import redact_url
 
 
@@ -181,7 +182,7 @@ async def _get(
     if api_version:
         headers = {"anthropic-version": api_version, **({"x-api-key": api_key} if api_key else {})}
     try:
-        async with httpx.AsyncClient(timeout=httpx.Timeout(2.0, connect=timeout)) as client:
+        async with new_client(url, httpx.Timeout(2.0, connect=timeout)) as client:
             response = await client.get(url, headers=headers)
     except httpx.ConnectError:
         return _Answer(None, why="connection refused")

@@ -1,12 +1,16 @@
 """HTTP plumbing every adapter shares: timeouts, retries, and where failures become errors.
 
-``open_stream`` sends a request (a JSON body POSTed, or a GET) and hands back the
-response body as an async iterator of bytes; ``request_json`` reads a whole JSON answer
+``open_stream`` makes the ``Exchange`` of one request (a JSON body POSTed, or a GET),
+whose body arrives as an async iterator of bytes; ``request_json`` reads a whole JSON answer
 the same way. Before the first byte of a successful body it retries what is worth
-retrying (429, 529 and other 5xx, a refused connection) with bounded, jittered
-exponential backoff that honours ``Retry-After``, and obeys a server's
-``x-should-retry`` header either way; once the body has started nothing is retried,
-because the caller may already have shown or acted on part of it. Every failure
+retrying (429, 529 and other 5xx, a connection refused by another machine) with
+bounded, jittered exponential backoff that honours ``Retry-After``, and obeys a
+server's ``x-should-retry`` header either way; each retry is announced as a
+``Retrying`` event before its wait (``Exchange.send``), which the adapters stream
+like any other. A connection refused at this machine's own address fails at once:
+no server listens there, and waiting will not start one. Once the body has started
+nothing is retried, because the caller may already have shown or acted on part of
+it. Every failure
 leaves as a ``ProviderError`` subclass built by ``http_errors``, which names the
 provider, the model and the URL, carries the server's own words, and never carries
 a credential.
@@ -17,10 +21,11 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import os
 import random
+import ssl
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,15 +38,27 @@ from nehanda.errors import (
     RateLimitError,
     StreamProtocolError,
 )
+from nehanda.events import Retrying
 from nehanda.providers.http_errors import (
     Target,
     redact_url,
+    refused_at_loopback,
+    retry_reason,
     secrets_in,
     status_error,
     transport_error,
 )
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
+# A proxy reached over TLS needs certificates even for plain http:// requests.
+_PROXY_VARIABLES = (
+    "http_proxy",
+    "HTTP_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+)
 
 
 @dataclass(frozen=True)
@@ -58,6 +75,20 @@ class RetryPolicy:
             return min(max(retry_after, 0.0), self.max_delay)
         ceiling = min(self.max_delay, self.base_delay * 2.0**attempt)
         return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+def new_client(url: str, timeout: httpx.Timeout) -> httpx.AsyncClient:
+    """A client for the server at ``url``. For plain ``http://`` it builds no TLS context,
+    whose certificates cost tens of milliseconds at every start."""
+    return httpx.AsyncClient(timeout=timeout, verify=_tls_for(url))
+
+
+def _tls_for(url: str) -> ssl.SSLContext | bool:
+    proxies = (os.environ.get(name, "") for name in _PROXY_VARIABLES)
+    if not url.lower().startswith("http://") or any(p.startswith("https:") for p in proxies):
+        return True
+    # Trusts no certificate: a TLS connection these requests never make fails, unchecked never.
+    return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
 
 
 def timeout_for(connect: float, read: float) -> httpx.Timeout:
@@ -125,8 +156,85 @@ class _Request:
     timeout: httpx.Timeout
 
 
-@asynccontextmanager
-async def open_stream(
+class Exchange:
+    """One request: ``send`` sends it, announcing each retry as a ``Retrying`` event,
+    and ``async with`` the exchange gives the answer's body (sending it first, silently,
+    if ``send`` was not run) and closes it after."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        target: Target,
+        request: _Request,
+        retry: RetryPolicy,
+    ) -> None:
+        self._client, self._target, self._request, self._retry = client, target, request, retry
+        self._response: httpx.Response | None = None
+        self._body: AsyncGenerator[bytes, None] | None = None
+
+    async def send(self) -> AsyncIterator[Retrying]:
+        """Sends the request until it is answered or fails for good; a ``Retrying``
+        before each wait. Raises the typed error for a failed answer."""
+        attempt, spec, retry = 0, self._request, self._retry
+        secrets = secrets_in(spec.headers)
+        while self._response is None:
+            failed = await self._attempt(attempt >= retry.max_retries, secrets)
+            if failed is None:
+                return
+            reason, retry_after = failed
+            wait = retry.delay(attempt, retry_after)
+            attempt += 1
+            yield Retrying(wait, attempt + 1, retry.max_retries + 1, reason)
+            await asyncio.sleep(wait)
+
+    async def _attempt(
+        self, last: bool, secrets: tuple[str, ...]
+    ) -> tuple[str, float | None] | None:
+        """One try: ``None`` once answered, else why to retry and the wait the server asked."""
+        client, target, spec = self._client, self._target, self._request
+        request = client.build_request(
+            spec.method, target.url, json=spec.payload, headers=spec.headers, timeout=spec.timeout
+        )
+        try:
+            response = await client.send(request, stream=True)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            if last or refused_at_loopback(exc, target.url):
+                raise transport_error(exc, target, spec.timeout) from exc
+            return retry_reason(exc), None
+        except httpx.TransportError as exc:
+            raise transport_error(exc, target, spec.timeout) from exc
+        if response.is_success:
+            self._response = response
+            return None
+        try:
+            body = await _read_capped(response)
+        except httpx.TransportError as exc:
+            raise transport_error(exc, target, spec.timeout) from exc
+        finally:
+            await response.aclose()
+        error = status_error(response.status_code, body, target, secrets=secrets)
+        if last or not _is_retryable(response, error):
+            raise error
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        return f"HTTP {response.status_code}", retry_after
+
+    async def __aenter__(self) -> AsyncIterator[bytes]:
+        async for _ in self.send():
+            pass
+        assert self._response is not None
+        self._body = _body(self._response, self._target, self._request.timeout)
+        return self._body
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        try:
+            if self._body is not None:
+                await self._body.aclose()
+        finally:
+            if self._response is not None:
+                await self._response.aclose()
+
+
+def open_stream(
     client: httpx.AsyncClient,
     target: Target,
     payload: Mapping[str, Any] | None,
@@ -135,23 +243,15 @@ async def open_stream(
     headers: Mapping[str, str] | None = None,
     timeout: httpx.Timeout | None = None,
     retry: RetryPolicy | None = None,
-) -> AsyncIterator[AsyncIterator[bytes]]:
-    """Send ``payload`` as JSON to ``target.url``; yield the body's bytes as they arrive.
+) -> Exchange:
+    """The exchange that sends ``payload`` as JSON to ``target.url`` and gives the body's
+    bytes as they arrive.
 
-    Raises the typed error for a failed answer (after retries where they apply);
+    Sending raises the typed error for a failed answer (after retries where they apply);
     transport failures while reading the body also leave as ``ProviderError``s.
     """
-    retry = retry or RetryPolicy()
-    timeout = timeout or timeout_for(10.0, 300.0)
-    secrets = secrets_in(headers)
-    request = _Request(method, payload, headers, timeout)
-    response = await _send_with_retries(client, target, request, retry, secrets)
-    body = _body(response, target, timeout)
-    try:
-        yield body
-    finally:
-        await body.aclose()
-        await response.aclose()
+    request = _Request(method, payload, headers, timeout or timeout_for(10.0, 300.0))
+    return Exchange(client, target, request, retry or RetryPolicy())
 
 
 async def request_json(
@@ -180,44 +280,6 @@ async def request_json(
         ) from exc
 
 
-async def _send_with_retries(
-    client: httpx.AsyncClient,
-    target: Target,
-    spec: _Request,
-    retry: RetryPolicy,
-    secrets: tuple[str, ...],
-) -> httpx.Response:
-    attempt, timeout = 0, spec.timeout
-    while True:
-        request = client.build_request(
-            spec.method, target.url, json=spec.payload, headers=spec.headers, timeout=timeout
-        )
-        try:
-            response = await client.send(request, stream=True)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            if attempt >= retry.max_retries:
-                raise transport_error(exc, target, timeout) from exc
-            await asyncio.sleep(retry.delay(attempt))
-            attempt += 1
-            continue
-        except httpx.TransportError as exc:
-            raise transport_error(exc, target, timeout) from exc
-        if response.is_success:
-            return response
-        try:
-            body = await _read_capped(response)
-        except httpx.TransportError as exc:
-            raise transport_error(exc, target, timeout) from exc
-        finally:
-            await response.aclose()
-        error = status_error(response.status_code, body, target, secrets=secrets)
-        if attempt >= retry.max_retries or not _is_retryable(response, error):
-            raise error
-        wait = parse_retry_after(response.headers.get("retry-after"))
-        await asyncio.sleep(retry.delay(attempt, wait))
-        attempt += 1
-
-
 class HTTPProvider:
     """What every HTTP adapter shares: its settings entry and key, one pooled client, retries."""
 
@@ -233,7 +295,7 @@ class HTTPProvider:
         self._api_key = api_key
         self._timeout = timeout_for(config.connect_timeout, config.read_timeout)
         self._owns_client = client is None
-        self._client = client or httpx.AsyncClient(timeout=self._timeout)
+        self._client = client or new_client(config.base_url, self._timeout)
         self._retry = retry or RetryPolicy(max_retries=config.max_retries)
 
     @property

@@ -3,12 +3,15 @@
 ``status_error`` maps an error answer to the ``nehanda.errors`` class a caller can act
 on (a refusal of native tools, a context overflow, bad credentials, a rate limit) by
 status and by the phrases servers use; ``transport_error`` says why a connection failed
-or went quiet. Messages name the provider, model and URL (without user info or query)
-and have every secret from the request headers masked.
+or went quiet (a refused connection to this machine's own address says the server is
+not running, which no retry will change: ``refused_at_loopback``). Messages name the
+provider, model and URL (without user info or query) and have every secret from the
+request headers masked.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 from collections.abc import Iterable, Mapping
@@ -187,12 +190,53 @@ def transport_error(
         )
     if isinstance(exc, httpx.TimeoutException):
         return ProviderTimeout(f"{target.label}: timed out talking to {url}: {exc}", **names)
+    if isinstance(exc, httpx.ConnectError) and refused_at_loopback(exc, target.url):
+        return ProviderConnectionError(
+            f"{target.label}: no server is running at {url} (connection refused); "
+            "start it, or fix base_url",
+            **names,
+        )
     if isinstance(exc, httpx.ConnectError):
         return ProviderConnectionError(
             f"{target.label}: could not connect to {url}: {_connect_reason(exc)}", **names
         )
     detail = str(exc) or type(exc).__name__
     return ProviderConnectionError(f"{target.label}: connection to {url} failed: {detail}", **names)
+
+
+def refused_at_loopback(exc: BaseException, url: str) -> bool:
+    """A connection to this machine itself (127.0.0.0/8, ::1, localhost, 0.0.0.0) was refused:
+    nothing listens there, and waiting will not start it."""
+    return _refused(exc) and is_loopback(urlsplit(url).hostname or "")
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    # 0.0.0.0, the address servers print they listen on, reaches this machine too.
+    return address.is_loopback or address.is_unspecified
+
+
+def _refused(exc: BaseException) -> bool:
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def retry_reason(exc: httpx.TransportError) -> str:
+    """Why a connection attempt is retried, in a few words."""
+    if isinstance(exc, httpx.ConnectTimeout):
+        return "connect timeout"
+    return "connection refused" if _refused(exc) else "could not connect"
 
 
 def _connect_reason(exc: BaseException) -> str:

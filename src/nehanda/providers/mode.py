@@ -33,12 +33,19 @@ def decide_mode(
     tell in advance); ``tools_refused`` is true once the provider has answered that
     the model does not support tools.
     """
+    profile = profile_for(provider_type)
     if force_manual_tools:
         return ModeDecision("rescue", "force_manual_tools is set for this provider")
-    if profile_for(provider_type).forces_rescue:
+    if profile.forces_rescue:
         return ModeDecision("rescue", f"the {provider_type} endpoint does not accept native tools")
     if native_tools is False:
+        if profile.tools_detected_by:
+            return ModeDecision("rescue", f"{profile.tools_detected_by} lists no tools capability")
         return ModeDecision("rescue", "the model does not advertise native tool support")
     if tools_refused:
         return ModeDecision("rescue", "the provider answered that the model does not support tools")
-    return ModeDecision("native", "the provider accepts native tool calls")
+    if native_tools and profile.tools_detected_by:
+        return ModeDecision("native", f"{profile.tools_detected_by} lists the tools capability")
+    return ModeDecision(
+        "native", f"the {provider_type} profile says so; a refusal would switch to rescue"
+    )

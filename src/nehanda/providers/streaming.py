@@ -4,16 +4,16 @@ The decoder (``sse.SSEDecoder``, ``sse.NDJSONDecoder``) turns bytes into items; 
 adapter's sans-I/O state turns each item into events and says, in ``finish``, whether
 the body ended where it should. Once the state is ``done`` the rest of the body is
 still read, undecoded, as OpenAI's own SDK does, so that the connection goes back to
-the pool instead of being closed.
+the pool instead of being closed. The retries of the request (``Retrying``) come first,
+so that a person sees why nothing is happening yet.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import AbstractAsyncContextManager
 from typing import Protocol, TypeVar
 
-from nehanda.events import StreamEvent
+from nehanda.events import Retrying, StreamEvent
 
 Item = TypeVar("Item")
 Item_contra = TypeVar("Item_contra", contravariant=True)
@@ -34,13 +34,25 @@ class StreamState(Protocol[Item_contra]):
     def finish(self) -> list[StreamEvent]: ...
 
 
+class Opening(Protocol):
+    """A request to send (``providers.http.Exchange``): its retries, then its body."""
+
+    def send(self) -> AsyncIterator[Retrying]: ...
+
+    async def __aenter__(self) -> AsyncIterator[bytes]: ...
+
+    async def __aexit__(self, *exc_info: object) -> None: ...
+
+
 async def stream_events(
-    opened: AbstractAsyncContextManager[AsyncIterator[bytes]],
+    opened: Opening,
     decoder: Decoder[Item],
     state: StreamState[Item],
     opening: Callable[[], Iterable[StreamEvent]] = tuple,
 ) -> AsyncIterator[StreamEvent]:
     """The events of one response; ``opening`` gives those due once the body has begun."""
+    async for retrying in opened.send():
+        yield retrying
     async with opened as body:
         for event in opening():
             yield event

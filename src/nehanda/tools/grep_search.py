@@ -19,14 +19,15 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
-
-import regex
+from typing import TYPE_CHECKING, BinaryIO
 
 from nehanda.errors import ToolError
 from nehanda.tools.paths import workspace_relative
 from nehanda.tools.patterns import compile_glob
 from nehanda.tools.walk import WalkedFile, walk_files
+
+if TYPE_CHECKING:
+    import regex
 
 NAME = "Grep"
 SNIFF_BYTES = 8192
@@ -88,6 +89,8 @@ class _Matcher:
 
 
 def search_python(query: GrepQuery, add: AddMatch) -> None:
+    import regex  # loaded by the first search, not by every start
+
     flags = regex.IGNORECASE if query.ignore_case else 0
     try:
         line_regex = regex.compile(query.pattern, flags)

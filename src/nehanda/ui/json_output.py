@@ -6,12 +6,19 @@ Both end with the same result object, so a program can read either the same way.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import IO, Any
 
 from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, ToolStarted
-from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice, ReasoningDelta, TextDelta
-from nehanda.ui.summary import describe_notice
+from nehanda.events import (
+    LeakedCallsRecovered,
+    ModeSwitched,
+    Notice,
+    ReasoningDelta,
+    Retrying,
+    TextDelta,
+)
+from nehanda.ui.summary import Chosen, describe_notice
 
 
 @dataclass
@@ -32,9 +39,15 @@ class JsonOutput:
     stream: bool = False
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
-    def start(self) -> None:
-        if self.stream:
-            self._write({"type": "init", **self.run.__dict__})
+    def start(self, chosen: Chosen | None = None) -> None:
+        """The ``init`` line; ``chosen`` adds why tools are called as they are and the
+        permission mode."""
+        if not self.stream:
+            return
+        why = {}
+        if chosen is not None:
+            why = {"mode_reason": chosen.mode_reason, "permission_mode": chosen.permission_mode}
+        self._write({"type": "init", **self.run.__dict__, **why})
 
     def handle(self, event: EngineEvent) -> None:
         if notice := describe_notice(event):
@@ -68,6 +81,8 @@ class JsonOutput:
             self._stream({"type": "reasoning", "text": event.text})
         elif isinstance(event, Notice):
             self._stream({"type": "notice", "message": event.message})
+        elif isinstance(event, Retrying):
+            self._stream({"type": "retry", **asdict(event)})
         elif isinstance(event, ModeSwitched):
             self._stream({"type": "mode_switch", "mode": event.mode, "reason": event.reason})
         elif isinstance(event, LeakedCallsRecovered):

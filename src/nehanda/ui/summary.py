@@ -3,14 +3,40 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from nehanda.engine.compaction import Compacted
 from nehanda.engine.loop import EngineEvent, ToolExecuted
-from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice
+from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice, Retrying
+from nehanda.providers.http_errors import redact_url
 from nehanda.tools.base import count_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.tools.watched import steering_note
 from nehanda.types import Refusal, ToolResult, ToolUse
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """What a session runs with, as it starts: said at the start of ``run`` and the REPL."""
+
+    provider: str
+    base_url: str
+    model: str
+    mode: str
+    mode_reason: str
+    permission_mode: str
+
+    def __str__(self) -> str:
+        """``vllm · q · native tool calls (why) · permission mode default · URL``."""
+        why = f" ({self.mode_reason})" if self.mode_reason else ""
+        where = f" · {redact_url(self.base_url)}" if self.base_url else ""
+        line = (
+            f"{self.provider} · {self.model} · {self.mode} tool calls{why} · "
+            f"permission mode {self.permission_mode}{where}"
+        )
+        # A server names the model (the first it lists) and words a refusal: no escape
+        # sequence of its own reaches the terminal.
+        return "".join(ch if ch.isprintable() else "?" for ch in line)
 
 
 def describe_call(tool_use: ToolUse) -> str:
@@ -58,6 +84,8 @@ def describe_notice(event: EngineEvent) -> str | None:
     """What the user must be told about a change of course, on stderr in every output mode."""
     if isinstance(event, Notice):
         return event.message
+    if isinstance(event, Retrying):
+        return describe_retry(event)
     if isinstance(event, ToolExecuted):
         return steering_note(event.result.content)
     if isinstance(event, ModeSwitched):
@@ -71,6 +99,12 @@ def describe_notice(event: EngineEvent) -> str | None:
             "the model wrote as text; running them as calls"
         )
     return None
+
+
+def describe_retry(event: Retrying) -> str:
+    """``retrying in 2 s (HTTP 503, attempt 2 of 4)``."""
+    seconds = f"{event.delay:.0f}" if event.delay >= 10 else f"{event.delay:.2g}"
+    return f"retrying in {seconds} s ({event.reason}, attempt {event.attempt} of {event.attempts})"
 
 
 def describe_compaction(event: Compacted) -> str:

@@ -21,7 +21,7 @@ from nehanda.engine.loop import (
     TurnStarted,
 )
 from nehanda.events import ReasoningDelta, TextDelta
-from nehanda.ui.summary import describe_notice
+from nehanda.ui.summary import Chosen, describe_notice
 from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, fitted, preview, printable, tool_spans
 
 _ANSI = {"bold": "1", "dim": "2", "red": "31", "green": "32", "cyan": "36"}
@@ -61,6 +61,12 @@ class TerminalOutput:
             self.note(notice)
         elif isinstance(event, RunFinished):
             self._finish(event)
+
+    def chosen(self, chosen: Chosen) -> None:
+        """The start line: what this run uses, and why it calls tools as it does."""
+        line = f"nehanda: {chosen}"
+        self.err.write(f"\x1b[2m{line}\x1b[0m\n" if self.color else f"{line}\n")
+        self.err.flush()
 
     def error(self, message: str) -> None:
         self._end_line()

@@ -1,0 +1,75 @@
+"""What ``nehanda --help`` says beyond the options: each command's whole summary, a few
+examples, the environment variables nehanda reads, and where the user's settings are.
+
+Imports nothing but click until help is printed (then platformdirs, for the path).
+"""
+
+from __future__ import annotations
+
+import click
+
+EXAMPLES = (
+    ("nehanda", "talk with the agent in this folder"),
+    ('nehanda -p "what does this project do?"', "answer once and exit (nehanda run)"),
+    ("git diff | nehanda run - --output json", "the prompt from stdin, the answer as JSON"),
+    ("nehanda --provider ollama --model qwen3:8b", "a local Ollama model"),
+    (
+        'nehanda run --base-url http://127.0.0.1:8000/v1 --mode rescue "fix the test"',
+        "any OpenAI-compatible server; tools described in the prompt",
+    ),
+    ("nehanda doctor --exam", "which tool-calling mode works better for the model"),
+    ("nehanda -c", "go on with this folder's latest session"),
+)
+
+ENVIRONMENT = (
+    ("NEHANDA_PROVIDER", "the provider, as --provider"),
+    ("NEHANDA_MODEL", "the model, as --model"),
+    ("NEHANDA_MAX_TURNS", "as --max-turns"),
+    ("OPENAI_API_KEY", "the key for provider openai"),
+    ("OPENAI_BASE_URL", "its address (default https://api.openai.com/v1)"),
+    ("ANTHROPIC_API_KEY", "the key for provider anthropic"),
+    ("ANTHROPIC_BASE_URL", "its address (default https://api.anthropic.com)"),
+    ("OLLAMA_HOST", "the Ollama server (default http://127.0.0.1:11434)"),
+    ("NEHANDA_API_KEY", "the key for Nehanda Cloud (provider nehanda)"),
+    ("NEHANDA_BASE_URL", "its address"),
+    ("XDG_CONFIG_HOME", "where the settings folder is (nehanda/ in it)"),
+    ("XDG_STATE_HOME", "where sessions and caches are (nehanda/ in it)"),
+    ("NO_COLOR", "no colour"),
+    ("TERM=dumb", "plain output: no colour, no live display"),
+)
+"""The variables nehanda reads; a provider's ``api_key_env`` setting may name others."""
+
+
+class Nehanda(click.Group):
+    """The top-level help: each command's whole summary, examples, the environment, and
+    where the settings are."""
+
+    def format_commands(self, context: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(context):
+            command = self.get_command(context, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=1000)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def format_epilog(self, context: click.Context, formatter: click.HelpFormatter) -> None:
+        from nehanda.fs import config_dir  # platformdirs, loaded only to print help
+
+        with formatter.section("Examples"):
+            for command, meaning in EXAMPLES:
+                formatter.write_text(command)
+                with formatter.indentation():
+                    formatter.write_text(meaning)
+        with formatter.section("Environment"):
+            formatter.write_dl(ENVIRONMENT)
+            formatter.write_paragraph()
+            formatter.write_text(
+                "And any variable a provider's api_key_env, or an MCP server's ${VAR}, names."
+            )
+        with formatter.section("Settings"):
+            formatter.write_text(
+                f"{config_dir() / 'settings.toml'} for you, .nehanda/settings.toml for a "
+                "project (in part until you trust its folder: nehanda trust). "
+                "nehanda config shows what is in effect."
+            )
