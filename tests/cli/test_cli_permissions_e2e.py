@@ -61,13 +61,17 @@ def test_without_a_terminal_and_without_yes_the_call_is_denied(
     content = tool_message(httpserver)["content"]
     assert content.startswith("Permission denied: Bash was not run")
     assert "not running in a terminal" in content and "--yes" in content
-    assert json.loads(done.stdout)["tool_calls"][0]["is_error"] is True
+    call = json.loads(done.stdout)["tool_calls"][0]
+    assert call["is_error"] is True
+    # A program can tell "nobody could approve it" from a command that failed.
+    assert call["refused"]["by"] == "nobody" and "terminal" in call["refused"]["reason"]
 
 
 def test_with_yes_the_same_call_runs(httpserver: HTTPServer, workspace: Path) -> None:
-    run(httpserver, workspace, "--yes")
+    done = run(httpserver, workspace, "--yes")
     assert (workspace / "marker.txt").exists()
     assert tool_message(httpserver)["content"] == "(no output)\n\n(exit code 0)"
+    assert "refused" not in json.loads(done.stdout)["tool_calls"][0]
 
 
 def test_plan_mode_and_yes_contradict(workspace: Path) -> None:

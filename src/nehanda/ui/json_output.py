@@ -58,13 +58,14 @@ class JsonOutput:
                 {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
             )
         elif isinstance(event, ToolExecuted):
-            call = event.tool_use
+            call, refused = event.tool_use, _refusal(event)
             self.tool_calls.append(
                 {
                     "id": call.id,
                     "name": call.name,
                     "input": call.input,
                     "is_error": event.result.is_error,
+                    **refused,
                 }
             )
             self._stream(
@@ -73,6 +74,7 @@ class JsonOutput:
                     "tool_use_id": call.id,
                     "content": event.result.content,
                     "is_error": event.result.is_error,
+                    **refused,
                 }
             )
         elif isinstance(event, TextDelta):
@@ -121,6 +123,13 @@ class JsonOutput:
     def _write(self, obj: dict[str, Any]) -> None:
         self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
         self.out.flush()
+
+
+def _refusal(event: ToolExecuted) -> dict[str, Any]:
+    """``{"refused": {"by", "reason", "words"}}`` for a call that was not let run, so a
+    program can tell a user's no or a rule from a tool that failed; else nothing."""
+    refusal = event.result.refusal
+    return {} if refusal is None else {"refused": asdict(refusal)}
 
 
 def _context(finished: RunFinished) -> dict[str, int]:
