@@ -1,8 +1,10 @@
 """The REPL's streaming output with rich: Markdown as it arrives, one line per tool call.
 
-Finished Markdown blocks are printed once, for good; only the block being written,
-the tail of the reasoning and a spinner with the elapsed time live in a small area
-redrawn a few times a second, and only on a real terminal. Elsewhere (a pipe,
+Finished Markdown is printed once, for good, as soon as it renders as the whole
+answer would: whole blocks, a code block's complete lines, a list's items. Only the
+unfinished rest (at most a screenful), the tail of the reasoning and a spinner with the
+elapsed time live in a small area redrawn a few times a second, and only on a real
+terminal. Elsewhere (a pipe,
 ``TERM=dumb``) the same text is printed plainly as each block completes. Reasoning
 is shown dimmed while it streams and then collapsed to one line. Text from the model
 or from tools never goes through rich markup, and control characters in it are
@@ -34,7 +36,8 @@ from nehanda.events import MessageEnd, ReasoningDelta, TextDelta, ToolUseStart
 from nehanda.tools.output import cap_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
-from nehanda.ui.markdown_stream import MarkdownBlocks
+from nehanda.ui.code_stream import CODE_THEME, CodeView
+from nehanda.ui.markdown_stream import Block, MarkdownBlocks, Piece
 from nehanda.ui.summary import describe_call, describe_notice, describe_result
 
 MAX_DIFF_LINES = 40
@@ -86,6 +89,7 @@ class LiveRenderer:
         self._live: Live | None = None
         self._view = _LiveView(self)
         self.text = MarkdownBlocks()
+        self.code = CodeView()
         self._blocks_shown = 0
         self.reasoning: list[str] = []
         self.reasoning_since: float | None = None
@@ -193,13 +197,18 @@ class LiveRenderer:
     def _text_delta(self, text: str) -> None:
         self._end_reasoning()
         self.activity = None
-        for block in self.text.feed(text):
-            self._print_block(block)
+        for piece in self.text.feed(text):
+            self._print_block(piece)
+        if (code := self.text.code) is not None:
+            self.code.follow(code)
 
-    def _print_block(self, block: str) -> None:
-        if self._blocks_shown:
+    def _print_block(self, piece: Piece) -> None:
+        if piece.new and self._blocks_shown:
             self.console.print()
-        self.console.print(_Lines(Markdown(block, hyperlinks=False)))
+        if isinstance(piece, Block):
+            self.console.print(_Lines(markdown(piece.text)))
+        else:
+            self.console.print(_Lines(self.code.piece(piece)))
         self._blocks_shown += 1
 
     def _reasoning_delta(self, text: str) -> None:
@@ -227,9 +236,8 @@ class LiveRenderer:
     def _settle(self) -> None:
         """Whatever was streaming is complete: print it for good."""
         self._end_reasoning()
-        rest = self.text.finish()
-        if rest.strip():
-            self._print_block(rest)
+        for piece in self.text.finish():
+            self._print_block(piece)
         self._blocks_shown = 0
 
     def _preview(self, tool_use: ToolUse) -> None:
@@ -281,8 +289,10 @@ class _LiveView:
         if renderer.reasoning:
             tail = "".join(renderer.reasoning)[-REASONING_LINES * options.max_width :]
             parts.append((Text(tail.strip(), "dim italic"), REASONING_LINES))
-        if tail_text := renderer.text.tail:
-            parts.append((Markdown(tail_text, hyperlinks=False), room))
+        if (code := renderer.text.code) is not None:
+            parts.append((renderer.code.tail(code), room))
+        elif tail_text := renderer.text.tail:
+            parts.append((markdown(_visible(tail_text, room * options.max_width)), room))
         for renderable, lines in parts:
             yield _Lines(renderable, lines)
         if renderer.activity is not None:
@@ -293,6 +303,22 @@ class _LiveView:
             line = Text.assemble((frame, "cyan"), (f" {what} · {elapsed:.0f} s", "dim"))
             line.no_wrap, line.overflow = True, "ellipsis"
             yield line
+
+
+def markdown(text: str) -> Markdown:
+    return Markdown(text, code_theme=CODE_THEME, hyperlinks=False)
+
+
+def _visible(text: str, room: int) -> str:
+    """The end of ``text`` that can fill ``room`` characters of screen, from a line's or
+    a word's start; only what is drawn in the live area is rendered there."""
+    if len(text) <= room:
+        return text
+    end = text[-room:]
+    cut = end.find("\n")
+    if cut < 0:
+        cut = end.find(" ")
+    return end[cut + 1 :] if cut >= 0 else end
 
 
 class _Lines:
