@@ -158,8 +158,8 @@ def test_a_code_block_goes_out_a_line_behind_its_trailing_blanks_dropped() -> No
     ]
     assert splitter.code is not None and splitter.code.lines == ("y = 2", "")
     assert splitter.feed("z  \n\n```\nafter\n") == [
-        CodeLines("py", ("y = 2",), top=False, bottom=False),
-        CodeLines("py", ("z",), top=False, bottom=True),
+        CodeLines("py", ("y = 2",), top=False, bottom=False, first=2),
+        CodeLines("py", ("z",), top=False, bottom=True, first=3),
     ]
     assert splitter.code is None and splitter.tail == "after"
 

@@ -202,7 +202,7 @@ def test_blocks_end_at_blank_lines_outside_code_and_before_unindented_text() -> 
         Block("para"),
         Block("- item\n\n  more of the item"),
         CodeLines("text", ("a", ""), top=True, bottom=False),
-        CodeLines("text", ("b",), top=False, bottom=True),
+        CodeLines("text", ("b",), top=False, bottom=True, first=2),
     ]
     assert splitter.tail == "last"
     assert splitter.finish() == [Block("last")] and splitter.tail == ""

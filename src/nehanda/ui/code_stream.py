@@ -1,107 +1,174 @@
-"""A fenced code block drawn a few lines at a time, looking as the whole block would.
+"""A fenced code block drawn as it streams, each line once, looking as the whole block would.
 
-rich draws a Markdown code block as ``Syntax`` with a padding line above and below.
-Each ``CodeLines`` piece is drawn by the same ``Syntax`` over the lines since an
-anchor, showing only its own lines (``line_range``), so that a line inside a
-multi-line string or comment keeps the colours the whole block gives it. The anchor
-moves to a piece's first line once lexing from there colours that piece as lexing
-from the anchor did: the lexer is back in its first state, and each piece costs the
-lines since the anchor, not the block so far. The lines not printed yet try the same at
-their first line (``follow``), so that a redraw of the live area costs only them.
+rich draws a Markdown code block as ``Syntax`` with a padding row above and below.
+Complete lines are drawn by the same ``Syntax`` over the lines since an anchor, showing
+only the new ones (``line_range``), so that a line inside a multi-line string or comment
+keeps the colours the whole block gives it. The anchor moves to a batch's first line
+once lexing from there colours the batch as lexing from the anchor did: the lexer is
+back in its first state, and a batch costs the lines since the anchor, not the block so
+far.
+
+Each line's rows are kept, so that whoever needs them first draws them, together with
+the other lines not drawn yet: the live area's redraw, which shows the lines not printed
+yet, or the print that puts them above it for good. On a terminal a line is drawn once,
+not once per redraw; the line being written is drawn plainly (its colours come when it
+is complete), which costs next to nothing at each redraw.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from pygments.lexer import Lexer
+from pygments.token import Token
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.padding import Padding
 from rich.segment import Segment
 from rich.syntax import Syntax
+from rich.text import Text
 
 from nehanda.ui.markdown_stream import CodeLines, CodeTail
 
 CODE_THEME = "monokai"  # rich's Markdown default, named so both draw code alike
+_THEME = Syntax.get_theme(CODE_THEME)  # one, so that its styles are worked out once
+Rows = list[list[Segment]]
+
+
+@dataclass
+class _Line:
+    """A complete line: where lexing starts for it, and its rows at each width drawn."""
+
+    text: str
+    anchor: int
+    rows: dict[int, Rows] = field(default_factory=dict)
+
+
+@dataclass
+class _Block:
+    """The open code block's complete lines, as far as they are known."""
+
+    number: int
+    lexer: Lexer | str
+    lines: list[_Line] = field(default_factory=list)
+    anchor: int = 0  # where lexing starts for the next line
+    padding: dict[int, Rows] = field(default_factory=dict)  # the row above and below
 
 
 class CodeView:
-    """Draws one code block's pieces in order; the block's lines since the anchor are kept."""
+    """Draws the open code block's lines. On a terminal both callers hold the live area's
+    lock: the prints (``piece``) and the live area's redraws (``tail``)."""
 
     def __init__(self) -> None:
-        self._context: list[str] = []
-        self._lexer: Lexer | str = "text"
-        self._tried: Sequence[str] = ()  # the lines an anchor was last tried at
-        self._drawn = _Drawn()
+        self._block: _Block | None = None
 
-    def piece(self, piece: CodeLines) -> CodeRows:
+    def piece(self, piece: CodeLines, console: Console) -> RowsOf:
         """The rows of ``piece``, to print for good; the next piece continues below them."""
-        if piece.top:
-            self._context, self._lexer = [], _lexer(piece.lexer)
-        rows = CodeRows(self._lexer, self._context, piece.lines, piece.top, piece.bottom)
-        lexer = self._lexer
-        if (
-            self._context
-            and isinstance(lexer, Lexer)
-            and not _colours_alike(lexer, self._context, piece.lines)
-        ):
-            self._context = [*self._context, *piece.lines]
-        else:
-            self._context = list(piece.lines)
+        block = self.open(piece.number, piece.lexer)
+        padding = _padding(block, console)
+        rows: Rows = list(padding) if piece.top else []
+        for line_rows in _draw(block, piece.first, piece.lines, console):
+            rows += line_rows
         if piece.bottom:
-            self._context = []
-        return rows
-
-    def follow(self, tail: CodeTail) -> None:
-        """Moves the anchor to the unprinted lines if it can, so that drawing them (``tail``,
-        a few times a second) costs only them."""
-        complete = tail.lines[:-1]
-        if tail.started and self._context and complete and self._tried != complete:
-            self._tried = complete
-            if not isinstance(self._lexer, Lexer) or _colours_alike(
-                self._lexer, self._context, complete
-            ):
-                self._context = []
+            rows += padding
+            self._block = None
+        return RowsOf(rows)
 
     def tail(self, tail: CodeTail) -> TailRows:
-        """The unprinted lines, drawn as the block's last ones. The complete ones are drawn
-        as they will be printed, once while they stay the same; a redraw draws the line
-        being written. Only the live area's redraws (one at a time, under its lock) call
-        this, so the block's state is left as it is."""
-        lexer = self._lexer if tail.started else _lexer(tail.lexer)
-        context = self._context if tail.started else []
-        *held, written = tail.lines
-        top = not tail.started
-        above = CodeRows(lexer, context, held, top, bottom=False) if held else None
-        last = CodeRows(lexer, [*context, *held], [written], top and not held, bottom=True)
-        return TailRows(self._drawn, above, last)
+        """The unprinted lines, drawn as the block's last ones: the complete ones as they
+        will be printed (and kept for that print), the one being written plainly."""
+        return TailRows(self, tail)
 
-
-class _Drawn:
-    """The rows last drawn for the complete lines of a tail, and what they were drawn for."""
-
-    def __init__(self) -> None:
-        self.key: tuple[str, int, bool, int] | None = None
-        self.rows: list[list[Segment]] = []
+    def open(self, number: int, lexer: str) -> _Block:
+        """The state of code block ``number``, started afresh for a new block."""
+        if self._block is None or self._block.number != number:
+            self._block = _Block(number, _lexer(lexer))
+        return self._block
 
 
 class TailRows:
-    """``above`` (drawn again only when it changed) and then ``last``."""
+    """The open block's unprinted lines, drawn when the live area is."""
 
-    def __init__(self, drawn: _Drawn, above: CodeRows | None, last: CodeRows) -> None:
-        self.drawn, self.above, self.last = drawn, above, last
+    def __init__(self, view: CodeView, tail: CodeTail) -> None:
+        self.view, self.tail = view, tail
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if self.above is not None:
-            above = self.above
-            key = (above.code, above.first, above.top, options.max_width)
-            if self.drawn.key != key:
-                self.drawn.rows = console.render_lines(above, options, pad=False)
-                self.drawn.key = key
-            for row in self.drawn.rows:
-                yield from row
-                yield Segment.line()
-        yield self.last
+        tail = self.tail
+        *held, written = tail.lines
+        block = self.view.open(tail.number, tail.lexer)
+        padding = _padding(block, console)
+        rows: Rows = [] if tail.started else list(padding)
+        if tail.first <= len(block.lines):
+            for line_rows in _draw(block, tail.first, held, console):
+                rows += line_rows
+        for row in rows:
+            yield from row
+            yield Segment.line()
+        style = _THEME.get_background_style()
+        shown = written[-console.height * options.max_width :]  # what the screen can hold
+        text = Text(shown.expandtabs(4), _THEME.get_style_for_token(Token.Text) + style)
+        yield Padding(text, (0, 1), style=style, expand=True)
+        for row in padding:
+            yield from row
+            yield Segment.line()
+
+
+def _padding(block: _Block, console: Console) -> Rows:
+    width = console.options.max_width
+    if (rows := block.padding.get(width)) is None:
+        padding = CodeRows(block.lexer, [], [""], top=True, bottom=False)
+        rows = block.padding[width] = console.render_lines(padding, console.options)[:1]
+    return rows
+
+
+def _draw(block: _Block, first: int, texts: Sequence[str], console: Console) -> list[Rows]:
+    """The rows of each of ``texts``, the block's lines from number ``first`` on; lines
+    not drawn yet at this width are drawn together, after the lines since their anchor."""
+    lines, width = block.lines, console.options.max_width
+    for at, text in enumerate(texts, start=first):
+        if at == len(lines):
+            lines.append(_Line(text, block.anchor))
+        elif lines[at].text != text:  # the block's last line, stripped; or a tail gone by
+            block.anchor = min(block.anchor, lines[at].anchor)
+            lines[at:] = [_Line(text, lines[at].anchor)]
+    end = first + len(texts)
+    missing = [at for at in range(first, end) if width not in lines[at].rows]
+    if missing:
+        start = missing[0]
+        context = [line.text for line in lines[lines[start].anchor : start]]
+        batch = [line.text for line in lines[start:end]]
+        code = CodeRows(block.lexer, context, batch, top=False, bottom=False)
+        rows = console.render_lines(code, console.options, pad=False)
+        if len(rows) == len(batch):
+            each = [[row] for row in rows]
+        else:  # a line wraps: drawn one by one to tell which rows are whose
+            each = [_one(block, at, console) for at in range(start, end)]
+        for line, line_rows in zip(lines[start:end], each, strict=True):
+            line.rows[width] = line_rows
+        lexer = block.lexer
+        if not isinstance(lexer, Lexer) or not context or _colours_alike(lexer, context, batch):
+            block.anchor = max(block.anchor, start)
+    return [lines[at].rows[width] for at in range(first, end)]
+
+
+def _one(block: _Block, at: int, console: Console) -> Rows:
+    line = block.lines[at]
+    context = [earlier.text for earlier in block.lines[line.anchor : at]]
+    code = CodeRows(block.lexer, context, [line.text], top=False, bottom=False)
+    return console.render_lines(code, console.options, pad=False)
+
+
+class RowsOf:
+    """Rows drawn already."""
+
+    def __init__(self, rows: Rows) -> None:
+        self.rows = rows
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for row in self.rows:
+            yield from row
+            yield Segment.line()
 
 
 class CodeRows:
@@ -124,7 +191,7 @@ class CodeRows:
         syntax = Syntax(
             self.code,
             self.lexer,
-            theme=CODE_THEME,
+            theme=_THEME,
             word_wrap=True,
             padding=1,
             line_range=(self.first, self.last),

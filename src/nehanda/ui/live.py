@@ -17,7 +17,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from pathlib import Path
 
 from rich.cells import cell_len
@@ -86,7 +86,7 @@ class LiveRenderer:
         self.console = console
         self.workspace = workspace
         self.asked: set[str] = set()
-        self._live: Live | None = None
+        self._live: _Live | None = None
         self._view = _LiveView(self)
         self.text = MarkdownBlocks()
         self.code = CodeView()
@@ -152,7 +152,7 @@ class LiveRenderer:
 
     def resume(self) -> None:
         if self._live is None and self.interactive:
-            self._live = Live(
+            self._live = _Live(
                 self._view,
                 console=self.console,
                 transient=True,
@@ -199,17 +199,19 @@ class LiveRenderer:
         self.activity = None
         for piece in self.text.feed(text):
             self._print_block(piece)
-        if (code := self.text.code) is not None:
-            self.code.follow(code)
 
     def _print_block(self, piece: Piece) -> None:
-        if piece.new and self._blocks_shown:
-            self.console.print()
-        if isinstance(piece, Block):
-            self.console.print(_Lines(markdown(piece.text)))
-        else:
-            self.console.print(_Lines(self.code.piece(piece)))
+        with self._drawing():
+            if piece.new and self._blocks_shown:
+                self.console.print()
+            if isinstance(piece, Block):
+                self.console.print(_Lines(markdown(piece.text)))
+            else:
+                self.console.print(_Lines(self.code.piece(piece, self.console)))
         self._blocks_shown += 1
+
+    def _drawing(self) -> AbstractContextManager[object]:
+        return self._live.drawing() if self._live is not None else nullcontext()
 
     def _reasoning_delta(self, text: str) -> None:
         if self.reasoning_since is None:
@@ -273,6 +275,20 @@ class LiveRenderer:
         )
         if event.problem:
             self.error(event.problem)
+
+
+class _Live(Live):
+    """rich's ``Live``, whose redraws can be held off while something is printed above it.
+
+    rich holds its lock only while it places the cursor for a print, not while the print
+    is drawn and written, so a redraw from its own thread could come in between and
+    leave the cursor where the print then erases lines that were printed for good.
+    """
+
+    @contextmanager
+    def drawing(self) -> Iterator[None]:
+        with self._lock:
+            yield
 
 
 class _LiveView:

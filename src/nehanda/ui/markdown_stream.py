@@ -46,6 +46,8 @@ class CodeLines:
     lines: tuple[str, ...]
     top: bool
     bottom: bool
+    number: int = 0  # which code block of the text, from 0
+    first: int = 0  # the block's line number of ``lines[0]``, from 0
 
     @property
     def new(self) -> bool:
@@ -62,6 +64,8 @@ class CodeTail:
     lexer: str
     lines: tuple[str, ...]
     started: bool  # some of its lines are printed already
+    number: int = 0
+    first: int = 0
 
 
 @dataclass
@@ -70,8 +74,10 @@ class _OpenCode:
     marker: str  # its run of backticks or tildes
     lexer: str
     batch: int  # the fewest lines given out at once
+    number: int
     held: list[str] = field(default_factory=list)  # complete lines not printed yet
     started: bool = False
+    given: int = 0  # lines given out
 
     def closes(self, line: str) -> bool:
         stripped = line.lstrip(" ")
@@ -90,8 +96,9 @@ class _OpenCode:
         ):
             self.held.append(line)
             return []
-        piece = CodeLines(self.lexer, tuple(self.held), top=not self.started, bottom=False)
-        self.held, self.started = [line], True
+        held = tuple(self.held)
+        piece = CodeLines(self.lexer, held, not self.started, False, self.number, self.given)
+        self.held, self.started, self.given = [line], True, self.given + len(held)
         return [piece]
 
     def end(self, closing: str | None) -> Piece:
@@ -100,7 +107,7 @@ class _OpenCode:
             lines = [self.fence, *self.held, *([closing] if closing is not None else [])]
             return Block("\n".join(lines))
         held = "\n".join(self.held).rstrip().split("\n")
-        return CodeLines(self.lexer, tuple(held), top=False, bottom=True)
+        return CodeLines(self.lexer, tuple(held), False, True, self.number, self.given)
 
 
 def _opens_fence(line: str) -> tuple[str, str] | None:
@@ -117,6 +124,7 @@ def _opens_fence(line: str) -> tuple[str, str] | None:
 class MarkdownBlocks:
     def __init__(self, code_lines: int = CODE_LINES) -> None:
         self._code_lines = code_lines
+        self._fences = 0  # code blocks opened so far
         self._partial: list[str] = []  # the line being written, in the pieces it came in
         self._reset()
 
@@ -153,7 +161,8 @@ class MarkdownBlocks:
         """The open fenced block's unprinted lines, if the text is inside one."""
         if (code := self._code) is None:
             return None
-        return CodeTail(code.lexer, (*code.held, self._written()), code.started)
+        lines = (*code.held, self._written())
+        return CodeTail(code.lexer, lines, code.started, code.number, code.given)
 
     def finish(self) -> list[Piece]:
         """The rest, once the text is complete; the splitter is empty again afterwards."""
@@ -204,7 +213,8 @@ class MarkdownBlocks:
         self._gap = False
         if (opened := _opens_fence(line)) and not self._in_html():
             ready += self._flush()
-            self._code = _OpenCode(line, *opened, self._code_lines)
+            self._code = _OpenCode(line, *opened, self._code_lines, self._fences)
+            self._fences += 1
             return ready
         ready += self._list_line(line, stripped)
         if stripped.startswith(FENCE_CHARS):
