@@ -138,7 +138,10 @@ def _draw(block: _Block, first: int, texts: Sequence[str], console: Console) -> 
         start = missing[0]
         context = [line.text for line in lines[lines[start].anchor : start]]
         batch = [line.text for line in lines[start:end]]
-        code = CodeRows(block.lexer, context, batch, top=False, bottom=False)
+        lexer = block.lexer
+        if not isinstance(lexer, Lexer) or not context or _colours_alike(lexer, context, batch):
+            block.anchor, context = max(block.anchor, start), []
+        code = CodeRows(lexer, context, batch, top=False, bottom=False)
         rows = console.render_lines(code, console.options, pad=False)
         if len(rows) == len(batch):
             each = [[row] for row in rows]
@@ -146,9 +149,6 @@ def _draw(block: _Block, first: int, texts: Sequence[str], console: Console) -> 
             each = [_one(block, at, console) for at in range(start, end)]
         for line, line_rows in zip(lines[start:end], each, strict=True):
             line.rows[width] = line_rows
-        lexer = block.lexer
-        if not isinstance(lexer, Lexer) or not context or _colours_alike(lexer, context, batch):
-            block.anchor = max(block.anchor, start)
     return [lines[at].rows[width] for at in range(first, end)]
 
 

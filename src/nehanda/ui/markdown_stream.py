@@ -7,16 +7,17 @@ starts unindented: an indented line may still belong to the block above (a list
 item's second paragraph), so the cut waits for it.
 
 Two kinds of block are also cut while they are open, at places where the parts render
-as the whole would: a fenced code block at the left margin is a block of its own,
-given out ``code_lines`` complete lines at a time (``CodeLines``; the last non-blank
-line is held back, since the whole block's trailing blank lines and spaces are dropped;
-the held lines show in the live area, so on screen the lines follow each other as they
-are written, and each print costs its own lines and little more), and a
-bullet list is given out item by item while it holds nothing but items of one bullet
-(``Block`` with ``new`` false: it continues the block above it). A paragraph is never
-cut: its words wrap as a whole. Each character is looked at once, when its line is
-complete; the line being written is kept as a list of pieces, joined only when asked
-or complete.
+as the whole would. A fenced code block at the left margin is a block of its own, given
+out ``code_lines`` complete lines at a time (``CodeLines``); the last non-blank line is
+held back, since the whole block's trailing blank lines and spaces are dropped. The
+held lines show in the live area, so on screen the lines follow each other as they are
+written. A bullet list is given out item by item while it holds nothing but items of
+one bullet (``Block`` with ``new`` false: it continues the block above it). A numbered
+list is not cut (rich sizes its numbers' column by the count of items), nor a paragraph
+(its words wrap as a whole): the live area draws only the end of those that fits.
+
+Each character is looked at once, when its line is complete; the line being written is
+kept as a list of pieces, joined only when asked for or complete.
 """
 
 from __future__ import annotations
