@@ -221,3 +221,16 @@ def test_on_a_live_terminal_the_screen_ends_as_the_answer_rendered_once() -> Non
     assert terminal_rows(out.getvalue(), width, height) == terminal_rows(
         once_out.getvalue(), width, height
     )
+
+
+def test_escape_sequences_in_a_streamed_code_block_are_shown_escaped() -> None:
+    text = "```py\x1b]0;title\x07\nrm -rf \x1b[2J /\n" + "x = 1\n" * 20 + "\x1b[1A```\n"
+    console, out = colour_console(60)
+    renderer = LiveRenderer(console, Path())
+    with renderer.turn("qwen"):
+        for char in text:
+            renderer.handle(TextDelta(char))
+            console.render_lines(renderer._view, console.options)
+    shown = "".join(char for char, _ in on_screen(out.getvalue()))
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "rm -rf \\x1b[2J /" in shown and "\\x1b[1A```" in shown
