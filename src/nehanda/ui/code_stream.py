@@ -11,8 +11,9 @@ far.
 Each line's rows are kept, so that whoever needs them first draws them, together with
 the other lines not drawn yet: the live area's redraw, which shows the lines not printed
 yet, or the print that puts them above it for good. On a terminal a line is drawn once,
-not once per redraw; the line being written is drawn plainly (its colours come when it
-is complete), which costs next to nothing at each redraw.
+not once per redraw, and in batches (``TAIL_BATCH`` lines or more: each ``Syntax`` costs
+as much again as a line); until then, and while it is being written, a line is drawn
+without its colours, which costs next to nothing at each redraw.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from nehanda.ui.markdown_stream import CodeLines, CodeTail
 
 CODE_THEME = "monokai"  # rich's Markdown default, named so both draw code alike
 _THEME = Syntax.get_theme(CODE_THEME)  # one, so that its styles are worked out once
+TAIL_BATCH = 4  # the fewest complete lines the live area draws in colour at once
 Rows = list[list[Segment]]
 
 
@@ -99,19 +101,38 @@ class TailRows:
         block = self.view.open(tail.number, tail.lexer)
         padding = _padding(block, console)
         rows: Rows = [] if tail.started else list(padding)
-        if tail.first <= len(block.lines):
+        drawn = _drawn(block, tail.first, held, options.max_width)
+        if len(held) - drawn >= TAIL_BATCH and tail.first <= len(block.lines):
+            drawn = len(held)
             for line_rows in _draw(block, tail.first, held, console):
                 rows += line_rows
+        else:
+            for line in block.lines[tail.first : tail.first + drawn]:
+                rows += line.rows[options.max_width]
         for row in rows:
             yield from row
             yield Segment.line()
-        style = _THEME.get_background_style()
-        shown = written[-console.height * options.max_width :]  # what the screen can hold
-        text = Text(shown.expandtabs(4), _THEME.get_style_for_token(Token.Text) + style)
-        yield Padding(text, (0, 1), style=style, expand=True)
+        for text in [*held[drawn:], written]:
+            yield _plain(text[-console.height * options.max_width :])  # as much as shows
         for row in padding:
             yield from row
             yield Segment.line()
+
+
+def _drawn(block: _Block, first: int, texts: Sequence[str], width: int) -> int:
+    """How many of ``texts``, from the block's line ``first`` on, are drawn already."""
+    lines = block.lines[first : first + len(texts)]
+    for count, (line, text) in enumerate(zip(lines, texts, strict=False)):
+        if line.text != text or width not in line.rows:
+            return count
+    return len(lines)
+
+
+def _plain(line: str) -> Padding:
+    """A line of code without its colours, on the block's background."""
+    style = _THEME.get_background_style()
+    text = Text(line.expandtabs(4), _THEME.get_style_for_token(Token.Text) + style)
+    return Padding(text, (0, 1), style=style, expand=True)
 
 
 def _padding(block: _Block, console: Console) -> Rows:
