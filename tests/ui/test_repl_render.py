@@ -29,7 +29,7 @@ from nehanda.permissions.decision import PermissionRules
 from nehanda.tools.registry import builtin_specs
 from nehanda.types import ToolResult, ToolUse, Usage
 from nehanda.ui.live import LiveRenderer, make_console
-from nehanda.ui.markdown_stream import MarkdownBlocks
+from nehanda.ui.markdown_stream import Block, CodeLines, MarkdownBlocks, Piece
 from nehanda.ui.permissions_view import describe_permissions, describe_tools
 
 ANSWER = (
@@ -193,10 +193,10 @@ def test_a_live_terminal_ends_with_the_whole_answer_and_notices() -> None:
 
 @given(st.lists(st.integers(min_value=1, max_value=len(ANSWER)), max_size=8))
 def test_blocks_do_not_depend_on_how_the_text_was_cut(cuts: list[int]) -> None:
-    def blocks(pieces: list[str]) -> list[str]:
+    def blocks(pieces: list[str]) -> list[Piece]:
         splitter = MarkdownBlocks()
         found = [block for piece in pieces for block in splitter.feed(piece)]
-        return [*found, splitter.finish()]
+        return [*found, *splitter.finish()]
 
     bounds = [0, *sorted(cuts), len(ANSWER)]
     pieces = [ANSWER[a:b] for a, b in itertools.pairwise(bounds)]
@@ -204,11 +204,16 @@ def test_blocks_do_not_depend_on_how_the_text_was_cut(cuts: list[int]) -> None:
 
 
 def test_blocks_end_at_blank_lines_outside_code_and_before_unindented_text() -> None:
-    splitter = MarkdownBlocks()
+    splitter = MarkdownBlocks(code_lines=1)
     text = "para\n\n- item\n\n  more of the item\n\n```\na\n\nb\n```\n\nlast\n"
-    assert splitter.feed(text) == ["para", "- item\n\n  more of the item", "```\na\n\nb\n```"]
+    assert splitter.feed(text) == [
+        Block("para"),
+        Block("- item\n\n  more of the item"),
+        CodeLines("text", ("a", ""), top=True, bottom=False),
+        CodeLines("text", ("b",), top=False, bottom=True, first=2),
+    ]
     assert splitter.tail == "last"
-    assert splitter.finish() == "last" and splitter.tail == ""
+    assert splitter.finish() == [Block("last")] and splitter.tail == ""
 
 
 def test_tools_view_says_what_each_tool_may_do_under_the_rules() -> None:

@@ -1,8 +1,10 @@
 """The REPL's streaming output with rich: Markdown as it arrives, one line per tool call.
 
-Finished Markdown blocks are printed once, for good; only the block being written,
-the tail of the reasoning and a spinner with the elapsed time live in a small area
-redrawn a few times a second, and only on a real terminal. Elsewhere (a pipe,
+Finished Markdown is printed once, for good, as soon as it renders as the whole
+answer would: whole blocks, a code block's complete lines, a list's items. Only the
+unfinished rest (at most a screenful), the tail of the reasoning and a spinner with the
+elapsed time live in a small area redrawn a few times a second, and only on a real
+terminal. Elsewhere (a pipe,
 ``TERM=dumb``) the same text is printed plainly as each block completes. Reasoning
 is shown dimmed while it streams and then collapsed to one line. Text from the model
 or from tools never goes through rich markup, and control characters in it are
@@ -15,7 +17,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
 from pathlib import Path
 
 from rich.cells import cell_len
@@ -33,7 +35,8 @@ from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd, ReasoningDelta, TextDelta, ToolUseStart
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
-from nehanda.ui.markdown_stream import MarkdownBlocks
+from nehanda.ui.code_stream import CODE_THEME, CodeView
+from nehanda.ui.markdown_stream import Block, MarkdownBlocks, Piece
 from nehanda.ui.summary import describe_call, describe_notice
 from nehanda.ui.tool_lines import (
     Line,
@@ -78,9 +81,10 @@ class LiveRenderer:
         self.console = console
         self.workspace = workspace
         self.asked: set[str] = set()
-        self._live: Live | None = None
+        self._live: _Live | None = None
         self._view = _LiveView(self)
         self.text = MarkdownBlocks()
+        self.code = CodeView()
         self._blocks_shown = 0
         self.reasoning: list[str] = []
         self.reasoning_since: float | None = None
@@ -146,7 +150,7 @@ class LiveRenderer:
 
     def resume(self) -> None:
         if self._live is None and self.interactive:
-            self._live = Live(
+            self._live = _Live(
                 self._view,
                 console=self.console,
                 transient=True,
@@ -161,7 +165,8 @@ class LiveRenderer:
         line = Text(f"{label}: ", style=style)
         line.append(printable(message))
         # One line, however long: the terminal may fold it, but a pipe gets it whole.
-        self.console.print(line, soft_wrap=True)
+        with self._drawing():
+            self.console.print(line, soft_wrap=True)
 
     def error(self, message: str) -> None:
         self.note(message, "error", "bold red")
@@ -191,14 +196,21 @@ class LiveRenderer:
     def _text_delta(self, text: str) -> None:
         self._end_reasoning()
         self.activity = None
-        for block in self.text.feed(text):
-            self._print_block(block)
+        for piece in self.text.feed(text):
+            self._print_block(piece)
 
-    def _print_block(self, block: str) -> None:
-        if self._blocks_shown:
-            self.console.print()
-        self.console.print(_Lines(Markdown(block, hyperlinks=False)))
+    def _print_block(self, piece: Piece) -> None:
+        with self._drawing():
+            if piece.new and self._blocks_shown:
+                self.console.print()
+            if isinstance(piece, Block):
+                self.console.print(_Lines(markdown(piece.text)))
+            else:
+                self.console.print(_Lines(self.code.piece(piece, self.console)))
         self._blocks_shown += 1
+
+    def _drawing(self) -> AbstractContextManager[object]:
+        return self._live.drawing() if self._live is not None else nullcontext()
 
     def _reasoning_delta(self, text: str) -> None:
         if self.reasoning_since is None:
@@ -215,7 +227,8 @@ class LiveRenderer:
             self.collapsed_reasoning.append(thought.strip())
             self.reasoning, self.reasoning_since = [], None
             summary = f"thought for {duration(seconds)} ({words} words)"
-            self.console.print(Text(f"{summary} · /reasoning shows it", "dim"))
+            with self._drawing():
+                self.console.print(Text(f"{summary} · /reasoning shows it", "dim"))
 
     def show_reasoning(self) -> None:
         """The reasoning the last prompt's replies collapsed, in full (``/reasoning``)."""
@@ -225,9 +238,8 @@ class LiveRenderer:
     def _settle(self) -> None:
         """Whatever was streaming is complete: print it for good."""
         self._end_reasoning()
-        rest = self.text.finish()
-        if rest.strip():
-            self._print_block(rest)
+        for piece in self.text.finish():
+            self._print_block(piece)
         self._blocks_shown = 0
 
     def _preview(self, tool_use: ToolUse) -> None:
@@ -242,13 +254,15 @@ class LiveRenderer:
         if self._first_call:
             self.calls, self._first_call = [], False
         self.calls.append(event)
-        console.print(tool_line(event, console))
         diff = self._previews.pop(call.id, None)
         shown = diff if diff and call.id not in self.asked else None
         hint = f"/output {len(self.calls)} or ctrl+o shows all"
         ascii_only = console.options.ascii_only
-        for line in preview(event, hint, shown, width=console.width, ascii_only=ascii_only):
-            console.print(styled(line))
+        lines = preview(event, hint, shown, width=console.width, ascii_only=ascii_only)
+        with self._drawing():  # the spinner's redraws must not land inside these lines
+            console.print(tool_line(event, console))
+            for line in lines:
+                console.print(styled(line))
         self.activity = None
 
     def show_output(self, number: int | None = None) -> None:
@@ -277,15 +291,29 @@ class LiveRenderer:
         context = ""
         if event.context is not None and event.window:
             context = f" · context {event.context.total / event.window:.0%} of {event.window:,}"
-        self.console.print(
-            Text(
-                f"{usage.input_tokens:,} tokens in · {usage.output_tokens:,} out · "
-                f"{requests} · {duration(seconds)}{context}",
-                "dim",
-            )
+        totals = Text(
+            f"{usage.input_tokens:,} tokens in · {usage.output_tokens:,} out · "
+            f"{requests} · {duration(seconds)}{context}",
+            "dim",
         )
+        with self._drawing():
+            self.console.print(totals)
         if event.problem:
             self.error(event.problem)
+
+
+class _Live(Live):
+    """rich's ``Live``, whose redraws can be held off while something is printed above it.
+
+    rich holds its lock only while it places the cursor for a print, not while the print
+    is drawn and written, so a redraw from its own thread could come in between and
+    leave the cursor where the print then erases lines that were printed for good.
+    """
+
+    @contextmanager
+    def drawing(self) -> Iterator[None]:
+        with self._lock:
+            yield
 
 
 class _LiveView:
@@ -302,8 +330,10 @@ class _LiveView:
         if renderer.reasoning:
             tail = "".join(renderer.reasoning)[-REASONING_LINES * options.max_width :]
             parts.append((Text(tail.strip(), "dim italic"), REASONING_LINES))
-        if tail_text := renderer.text.tail:
-            parts.append((Markdown(tail_text, hyperlinks=False), room))
+        if (code := renderer.text.code) is not None:
+            parts.append((renderer.code.tail(code), room))
+        elif tail_text := renderer.text.tail:
+            parts.append((markdown(_visible(tail_text, room * options.max_width)), room))
         for renderable, lines in parts:
             yield _Lines(renderable, lines)
         if renderer.activity is not None:
@@ -314,6 +344,22 @@ class _LiveView:
             line = Text.assemble((frame, "cyan"), (f" {what} · {elapsed:.0f} s", "dim"))
             line.no_wrap, line.overflow = True, "ellipsis"
             yield line
+
+
+def markdown(text: str) -> Markdown:
+    return Markdown(text, code_theme=CODE_THEME, hyperlinks=False)
+
+
+def _visible(text: str, room: int) -> str:
+    """The end of ``text`` that can fill ``room`` characters of screen, from a line's or
+    a word's start; only what is drawn in the live area is rendered there."""
+    if len(text) <= room:
+        return text
+    end = text[-room:]
+    cut = end.find("\n")
+    if cut < 0:
+        cut = end.find(" ")
+    return end[cut + 1 :] if cut >= 0 else end
 
 
 class _Lines:
