@@ -70,7 +70,8 @@ def test_the_command_line_loads_neither_the_exam_nor_the_settings_writer() -> No
 
 def test_a_run_loads_no_more_than_its_first_request_needs() -> None:
     """``nehanda run`` in native mode sends its first request without the rescue parser,
-    discovery, the regex engine or httpx's own command line (rich, pygments)."""
+    discovery, the regex engine, httpx's own command line (rich, pygments), or the
+    approval prompt and the settings writer it brings."""
     script = (
         "import json, sys\n"
         "from nehanda.cli import main\n"
@@ -85,6 +86,8 @@ def test_a_run_loads_no_more_than_its_first_request_needs() -> None:
     unwanted = ("httpx._main", "rich", "pygments", "regex", "nehanda.toolcalls")
     assert [name for name in loaded if name.split(".")[0] in unwanted or name in unwanted] == []
     assert "nehanda.providers.discovery" not in loaded
+    # Asking and saving rules matter only where someone can be asked.
+    assert "nehanda.ui.approval" not in loaded and "nehanda.config.writer" not in loaded
 
 
 def test_every_name_in_all_imports() -> None:

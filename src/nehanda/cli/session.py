@@ -69,7 +69,6 @@ from nehanda.secret_env import seal, secret_values
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
-from nehanda.ui.approval import TerminalApprover
 from nehanda.ui.summary import Chosen
 
 
@@ -394,6 +393,10 @@ def _tool_gate(
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
+        # Loaded only where someone can be asked: it brings the settings writer with it,
+        # and a run in a pipe reaches its first request without either.
+        from nehanda.ui.approval import TerminalApprover
+
         approver = TerminalApprover(
             sys.stdin, sys.stderr, options.workspace, user_settings_path(), project=True
         )
