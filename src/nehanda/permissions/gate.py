@@ -44,7 +44,7 @@ from nehanda.permissions.decision import (
     PermissionRules,
     decide,
 )
-from nehanda.permissions.harmless import UNCONFINED, Confinement
+from nehanda.permissions.harmless import UNCONFINED, Confinement, git_config_runs_programs
 from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
@@ -154,8 +154,7 @@ class ToolGate:
             and not is_inside(Path(os.path.normpath(entry)), self.workspace)
             for entry in search
         )
-        repository = (self.workspace / ".git").exists()
-        return Confinement(True, tuple(sorted(found)), repository, outside)
+        return Confinement(True, tuple(sorted(found)), _plain_repository(self.workspace), outside)
 
     def _unconfined(self, use: ToolUse, decision: Decision) -> Decision:
         """Ask, under yolo mode without a sandbox, before a command with risks."""
@@ -192,6 +191,19 @@ class ToolGate:
             f"the sandbox lets no command {verb} {closed[0]}, so --yes does not cover it",
             outside=decision.outside,
         )
+
+
+def _plain_repository(workspace: Path) -> bool:
+    """The workspace's own ``.git`` folder, with no submodules (each has a config of its
+    own, which ``git status`` reads) and a config under which reads run no program."""
+    git = workspace / ".git"
+    if not git.is_dir() or git.is_symlink() or (git / "modules").exists():
+        return False
+    try:
+        config = (git / "config").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return not git_config_runs_programs(config)
 
 
 def _refusal(use: ToolUse, decision: Ask, answer: Answer) -> _Refused:

@@ -288,6 +288,54 @@ def _git(args: tuple[str, ...]) -> tuple[list[str], bool] | None:
     return words, False
 
 
+# Settings in a repository's own config under which git's reads run other programs:
+# fsmonitor hooks, pagers, external diff and textconv drivers, clean/smudge filters,
+# signature checks (``log.showSignature`` runs ``gpg.program``); and includes, which may
+# bring any of them from elsewhere.
+_GIT_RUNNERS = (
+    "core.fsmonitor",
+    "core.pager",
+    "pager.",
+    "diff.external",
+    "filter.",
+    "gpg.",
+    "log.showsignature",
+    "include.",
+    "includeif.",
+)
+_GIT_DRIVER_KEYS = (".textconv", ".command", ".program")
+
+
+def git_config_runs_programs(text: str) -> bool:
+    """Whether a repository's ``.git/config`` (``text``) may make a read run a program
+    (``Confinement.repository``): a key in ``_GIT_RUNNERS``, or a diff driver's command.
+    A file this reader cannot follow (a section line it does not know) counts as one."""
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            head = line[1:].split("]", 1)[0].strip()
+            name, _, sub = head.partition(" ")
+            sub = sub.strip()
+            quoted = len(sub) >= 2 and sub[0] == sub[-1] == '"' and '"' not in sub[1:-1]
+            if not name or (sub and not quoted):
+                return True
+            section = name.lower() + (f".{sub[1:-1]}" if sub else "")
+            if "]" in line and line.split("]", 1)[1].strip():
+                line = line.split("]", 1)[1].strip()  # ``[core] pager = less``
+            else:
+                continue
+        key = f"{section}.{line.split('=', 1)[0].strip().lower()}"
+        top = key.split(".", 1)[0]
+        if key.startswith(_GIT_RUNNERS) or f"{top}." in _GIT_RUNNERS:
+            return True
+        if top == "diff" and key.endswith(_GIT_DRIVER_KEYS):
+            return True
+    return False
+
+
 # -- where it may read ------------------------------------------------------------
 
 
@@ -301,7 +349,8 @@ class Confinement:
 
     ``sandboxed``: the kernel sandbox confines it; ``secrets``: the places no command
     may read (normalised and resolved); ``repository``: the workspace has its own
-    ``.git``, so git reads no repository a command planted; ``search_path_outside``: no
+    ``.git`` folder, so git reads no repository a command planted, and its config runs
+    no program on a read (``git_config_runs_programs``); ``search_path_outside``: no
     ``PATH`` entry is relative or inside the workspace, so ``ls`` is not a program the
     workspace holds. Until all hold, a command that only reads asks like any other.
     """
