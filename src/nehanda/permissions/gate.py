@@ -45,6 +45,7 @@ from nehanda.permissions.decision import (
     decide,
 )
 from nehanda.permissions.harmless import UNCONFINED, Confinement
+from nehanda.permissions.repository import plain_repository
 from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
@@ -154,7 +155,10 @@ class ToolGate:
             and not is_inside(Path(os.path.normpath(entry)), self.workspace)
             for entry in search
         )
-        repository = (self.workspace / ".git").exists()
+        command = use.input.get(tool.command_argument)
+        # Read only for a command that may run git: the index can be large.
+        repository = isinstance(command, str) and "git" in command
+        repository = repository and plain_repository(self.workspace)
         return Confinement(True, tuple(sorted(found)), repository, outside)
 
     def _unconfined(self, use: ToolUse, decision: Decision) -> Decision:

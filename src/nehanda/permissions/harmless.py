@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -280,12 +281,22 @@ def _git(args: tuple[str, ...]) -> tuple[list[str], bool] | None:
         return None
     words = []
     for word in args[index + 1 :]:
-        if word.startswith("-"):
+        if "%G" in word or _long_names(word, "--show-signature"):
+            return None  # checking a signature runs gpg
+        if word.startswith("--"):
             _, equals, value = word.partition("=")
             words += [value] if equals and value else []
+        elif word.startswith("-") and len(word) > 2:
+            words.append(word[2:])  # -O/etc/x: a short option's value written onto it
         else:
             words.append(word)
     return words, False
+
+
+def _long_names(word: str, option: str) -> bool:
+    """Whether ``word`` is ``option`` or an abbreviation git accepts for it."""
+    given = word.split("=", 1)[0]
+    return len(given) > 3 and given.startswith("--") and option.startswith(given)
 
 
 # -- where it may read ------------------------------------------------------------
@@ -300,8 +311,9 @@ class Confinement:
     """What holds a Bash command besides the rules, as the gate finds it.
 
     ``sandboxed``: the kernel sandbox confines it; ``secrets``: the places no command
-    may read (normalised and resolved); ``repository``: the workspace has its own
-    ``.git``, so git reads no repository a command planted; ``search_path_outside``: no
+    may read (normalised and resolved); ``repository``: the workspace has a repository
+    of its own whose configuration makes git run nothing
+    (``permissions.repository``); ``search_path_outside``: no
     ``PATH`` entry is relative or inside the workspace, so ``ls`` is not a program the
     workspace holds. Until all hold, a command that only reads asks like any other.
     """
@@ -383,4 +395,16 @@ def _stays_inside(word: str, globbed: bool, workspace: Path, secrets: tuple[Path
         for path in (lexical, Path(os.path.realpath(lexical))):
             if not is_inside(path, workspace) or is_secret(path, secrets):
                 return False
+        if not _file_or_folder(lexical):
+            return False
     return True
+
+
+def _file_or_folder(path: Path) -> bool:
+    """Whether ``path`` is missing, a file or a folder: reading a FIFO, a socket or a
+    device planted in the workspace may never end."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return True  # missing, or a loop of symlinks: the command fails
+    return stat.S_ISREG(mode) or stat.S_ISDIR(mode)
