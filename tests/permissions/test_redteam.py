@@ -133,3 +133,14 @@ def test_a_git_prefix_rule_admits_no_command_run_on_the_line(
 def test_the_same_prefix_rules_still_admit_what_they_name(ws: Path) -> None:
     assert isinstance(judge(ws, "git submodule update --init", ("Bash(git submodule:*)",)), Allow)
     assert isinstance(judge(ws, "git bisect start", ("Bash(git bisect:*)",)), Allow)
+
+
+def test_an_mcp_call_s_argument_names_cannot_draw_on_the_prompt(tmp_path: Path) -> None:
+    from nehanda.permissions.decision import Ask
+    from nehanda.ui.approval import describe_request
+
+    forged = "x\x1b[2J\rnehanda wants to run Read"
+    use = ToolUse("call_1", "mcp__srv__drop", {forged: "1"})
+    shown = describe_request(use, Ask("why"), tmp_path)
+    assert "\x1b" not in shown and "\r" not in shown
+    assert "\\x1b[2J\\rnehanda wants to run Read" in shown
