@@ -27,7 +27,7 @@ from nehanda.permissions.decision import (
     decide,
 )
 from nehanda.permissions.gate import ToolGate
-from nehanda.permissions.harmless import Confinement, git_config_runs_programs, reads
+from nehanda.permissions.harmless import Confinement, reads
 from nehanda.permissions.sandboxing import session_sandbox
 from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
@@ -345,42 +345,6 @@ def test_no_command_with_a_dangerous_word_runs_unasked(
     if isinstance(decision, Allow):
         assert not set(words) & set(_DANGEROUS), command
         assert isinstance(judge(ws, command.strip(" |&;"), held(sandboxed=False)), Ask)
-
-
-_PLAIN_CONFIG = (
-    "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tlogallrefupdates = true\n"
-    '[remote "origin"]\n\turl = https://example.com/x.git\n'
-    '[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n'
-)
-
-
-@pytest.mark.parametrize(
-    ("config", "runs"),
-    [
-        (_PLAIN_CONFIG, False),
-        ("", False),
-        ("# a comment\n; another\n[user]\n\tname = A\n", False),
-        ('[diff "py"]\n\txfuncname = "^def"\n', False),
-        (_PLAIN_CONFIG + "[core]\n\tfsmonitor = ./hook.sh\n", True),
-        ("[CORE]\n\tFSMonitor = x\n", True),
-        ("[core] pager = sh -c x\n", True),
-        ("[pager]\n\tlog = x\n", True),
-        ("[diff]\n\texternal = x\n", True),
-        ('[diff "bin"]\n\ttextconv = ./x\n', True),
-        ('[diff "bin"]\n\tcommand = ./x\n', True),
-        ('[filter "lfs"]\n\tclean = ./x %f\n', True),
-        ("[log]\n\tshowSignature = true\n", True),
-        ("[gpg]\n\tprogram = ./x\n", True),
-        ('[gpg "ssh"]\n\tprogram = ./x\n', True),
-        ("[include]\n\tpath = ../elsewhere\n", True),
-        ('[includeIf "gitdir:/"]\n\tpath = x\n', True),
-        ("[core.fsmonitor]\n\tx = 1\n", True),  # the old subsection form: counted, to be safe
-        ('[core "x" y]\n\tx = 1\n', True),  # a header this reader cannot follow
-        ("[core fsmonitor]\n\tx = 1\n", True),
-    ],
-)
-def test_a_repository_config_that_makes_reads_run_programs(config: str, runs: bool) -> None:
-    assert git_config_runs_programs(config) is runs
 
 
 @pytest.mark.skipif(probe_support().landlock_abi == 0, reason="needs Landlock")

@@ -24,8 +24,9 @@ components. In order:
    (``Confinement``) say the kernel sandbox holds it, every path it may name resolves
    inside the workspace and outside the secret places, a folder it walks holds no
    secret place and no Read deny rule reaches into the workspace, no Read ask rule
-   covers one of its paths, ``git`` finds the workspace's own repository, and no
-   program in ``PATH`` lies in the workspace;
+   covers one of its paths, ``git`` finds the workspace's own repository and its
+   configuration names no program (``permissions.repository``), and no program in
+   ``PATH`` lies in the workspace;
 7. outside ``yolo`` mode, a call allowed so far asks all the same when it is written,
    word for word, in an earlier tool's output (``ToolUse.copied_from``): the model
    may have repeated what it read rather than meant it.

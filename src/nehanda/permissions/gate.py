@@ -44,7 +44,8 @@ from nehanda.permissions.decision import (
     PermissionRules,
     decide,
 )
-from nehanda.permissions.harmless import UNCONFINED, Confinement, git_config_runs_programs
+from nehanda.permissions.harmless import UNCONFINED, Confinement
+from nehanda.permissions.repository import plain_repository
 from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
@@ -154,7 +155,11 @@ class ToolGate:
             and not is_inside(Path(os.path.normpath(entry)), self.workspace)
             for entry in search
         )
-        return Confinement(True, tuple(sorted(found)), _plain_repository(self.workspace), outside)
+        command = use.input.get(tool.command_argument)
+        # Read only for a command that may run git: the index can be large.
+        repository = isinstance(command, str) and "git" in command
+        repository = repository and plain_repository(self.workspace)
+        return Confinement(True, tuple(sorted(found)), repository, outside)
 
     def _unconfined(self, use: ToolUse, decision: Decision) -> Decision:
         """Ask, under yolo mode without a sandbox, before a command with risks."""
@@ -191,19 +196,6 @@ class ToolGate:
             f"the sandbox lets no command {verb} {closed[0]}, so --yes does not cover it",
             outside=decision.outside,
         )
-
-
-def _plain_repository(workspace: Path) -> bool:
-    """The workspace's own ``.git`` folder, with no submodules (each has a config of its
-    own, which ``git status`` reads) and a config under which reads run no program."""
-    git = workspace / ".git"
-    if not git.is_dir() or git.is_symlink() or (git / "modules").exists():
-        return False
-    try:
-        config = (git / "config").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return not git_config_runs_programs(config)
 
 
 def _refusal(use: ToolUse, decision: Ask, answer: Answer) -> _Refused:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -280,60 +281,22 @@ def _git(args: tuple[str, ...]) -> tuple[list[str], bool] | None:
         return None
     words = []
     for word in args[index + 1 :]:
-        if word.startswith("-"):
+        if "%G" in word or _long_names(word, "--show-signature"):
+            return None  # checking a signature runs gpg
+        if word.startswith("--"):
             _, equals, value = word.partition("=")
             words += [value] if equals and value else []
+        elif word.startswith("-") and len(word) > 2:
+            words.append(word[2:])  # -O/etc/x: a short option's value written onto it
         else:
             words.append(word)
     return words, False
 
 
-# Settings in a repository's own config under which git's reads run other programs:
-# fsmonitor hooks, pagers, external diff and textconv drivers, clean/smudge filters,
-# signature checks (``log.showSignature`` runs ``gpg.program``); and includes, which may
-# bring any of them from elsewhere.
-_GIT_RUNNERS = (
-    "core.fsmonitor",
-    "core.pager",
-    "pager.",
-    "diff.external",
-    "filter.",
-    "gpg.",
-    "log.showsignature",
-    "include.",
-    "includeif.",
-)
-_GIT_DRIVER_KEYS = (".textconv", ".command", ".program")
-
-
-def git_config_runs_programs(text: str) -> bool:
-    """Whether a repository's ``.git/config`` (``text``) may make a read run a program
-    (``Confinement.repository``): a key in ``_GIT_RUNNERS``, or a diff driver's command.
-    A file this reader cannot follow (a section line it does not know) counts as one."""
-    section = ""
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        if line.startswith("["):
-            head = line[1:].split("]", 1)[0].strip()
-            name, _, sub = head.partition(" ")
-            sub = sub.strip()
-            quoted = len(sub) >= 2 and sub[0] == sub[-1] == '"' and '"' not in sub[1:-1]
-            if not name or (sub and not quoted):
-                return True
-            section = name.lower() + (f".{sub[1:-1]}" if sub else "")
-            if "]" in line and line.split("]", 1)[1].strip():
-                line = line.split("]", 1)[1].strip()  # ``[core] pager = less``
-            else:
-                continue
-        key = f"{section}.{line.split('=', 1)[0].strip().lower()}"
-        top = key.split(".", 1)[0]
-        if key.startswith(_GIT_RUNNERS) or f"{top}." in _GIT_RUNNERS:
-            return True
-        if top == "diff" and key.endswith(_GIT_DRIVER_KEYS):
-            return True
-    return False
+def _long_names(word: str, option: str) -> bool:
+    """Whether ``word`` is ``option`` or an abbreviation git accepts for it."""
+    given = word.split("=", 1)[0]
+    return len(given) > 3 and given.startswith("--") and option.startswith(given)
 
 
 # -- where it may read ------------------------------------------------------------
@@ -348,9 +311,9 @@ class Confinement:
     """What holds a Bash command besides the rules, as the gate finds it.
 
     ``sandboxed``: the kernel sandbox confines it; ``secrets``: the places no command
-    may read (normalised and resolved); ``repository``: the workspace has its own
-    ``.git`` folder, so git reads no repository a command planted, and its config runs
-    no program on a read (``git_config_runs_programs``); ``search_path_outside``: no
+    may read (normalised and resolved); ``repository``: the workspace has a repository
+    of its own whose configuration makes git run nothing
+    (``permissions.repository``); ``search_path_outside``: no
     ``PATH`` entry is relative or inside the workspace, so ``ls`` is not a program the
     workspace holds. Until all hold, a command that only reads asks like any other.
     """
@@ -432,4 +395,16 @@ def _stays_inside(word: str, globbed: bool, workspace: Path, secrets: tuple[Path
         for path in (lexical, Path(os.path.realpath(lexical))):
             if not is_inside(path, workspace) or is_secret(path, secrets):
                 return False
+        if not _file_or_folder(lexical):
+            return False
     return True
+
+
+def _file_or_folder(path: Path) -> bool:
+    """Whether ``path`` is missing, a file or a folder: reading a FIFO, a socket or a
+    device planted in the workspace may never end."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return True  # missing, or a loop of symlinks: the command fails
+    return stat.S_ISREG(mode) or stat.S_ISDIR(mode)

@@ -36,6 +36,10 @@ _GIT_RUNS = (
 # and difftool -x name a command.
 _GIT_RUNS_SHORT = {"clone": "u", "rebase": "x", "difftool": "xt", "mergetool": "t"}
 _GIT_WRITES = ("output", "output-directory")
+# Subcommands whose next word makes them run a command given on the line
+# (git submodule foreach CMD, git bisect run CMD), and ones that always may.
+_GIT_RUNS_ACTION = {"submodule": "foreach", "bisect": "run"}
+_GIT_RUNS_ALWAYS = frozenset({"filter-branch", "hook", "daemon", "instaweb", "p4", "svn"})
 _INTERPRETERS = re.compile(r"(perl|ruby|python|pypy|node|nodejs|deno|bun|php|lua)[0-9.]*")
 _INTERPRETER_CODE_FLAGS = {"perl": "eEMm", "ruby": "er", "php": "rB", "lua": "el"}
 _INTERPRETER_CODE_LONG = ("eval", "print", "require", "import", "loader", "experimental-loader")
@@ -113,7 +117,12 @@ def _judge_git(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
         else:
             verdict.writes.append(f"git {word} reads or writes another repository")
     subcommand = args[end] if end < len(args) else ""
+    action = _GIT_RUNS_ACTION.get(subcommand)
+    if subcommand in _GIT_RUNS_ALWAYS or (action and action in args[end + 1 :]):
+        verdict.runs.append(f"git {subcommand} {action or ''}".rstrip() + " runs commands")
     for word in _options(args[end + 1 :]):
+        if word.startswith("--") and word.split("=", 1)[0].endswith("-cmd"):
+            verdict.runs.append(f"git {subcommand} {word} runs a program")
         if (letter := _short_has(word, _GIT_RUNS_SHORT.get(subcommand, ""))) is not None:
             verdict.runs.append(f"git {subcommand} -{letter} runs a program")
         elif word.startswith("-c"):

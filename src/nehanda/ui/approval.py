@@ -301,7 +301,7 @@ async def _next_bytes(descriptor: int) -> bytes:
 
 def describe_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> str:
     """What the prompt shows: the call in full, and why it needs approval."""
-    lines = [f"\nnehanda wants to run {tool_use.name}:"]
+    lines = [f"\nnehanda wants to run {escape_hidden(tool_use.name)}:"]
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is not None and tool.command_argument is not None:
         command = str(tool_use.input.get(tool.command_argument, ""))
@@ -309,7 +309,10 @@ def describe_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> str:
     elif tool is not None and tool.diff is not None:
         lines += [escape_hidden(line, keep="\t") for line in _diff(tool, tool_use, workspace)]
     else:
-        lines += [f"  {key}: {escape_hidden(str(value))}" for key, value in tool_use.input.items()]
+        lines += [
+            f"  {escape_hidden(str(key))}: {escape_hidden(str(value))}"
+            for key, value in tool_use.input.items()
+        ]
     lines.append(f"It asks because {escape_hidden(decision.reason)}.")
     return "\n".join(lines) + "\n"
 
