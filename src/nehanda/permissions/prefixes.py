@@ -9,8 +9,11 @@ development tool (``uv run pytest``), since ``uv run python:*`` would run any co
 None is offered for anything else: a command the table does not know (``rm``, ``curl``,
 a wrapper such as ``sudo``, ``env``, ``xargs`` or ``sh -c``, an interpreter), a command
 with risks or one the analyser cannot judge, git with its own options before the
-subcommand, subcommands that change what git runs (``git config``), or a prefix word
-the shell would expand. A prefix rule never allows a command with risks (options that
+subcommand, subcommands that change what a tool runs (``git config``) or run whatever they are
+given (``docker run``, ``kubectl exec``, ``go run``), or a prefix word the shell would
+expand. For a subcommand that is a group (``git stash``, ``uv pip``, every ``gh`` one)
+the prefix takes the action too: ``Bash(git stash list:*)``, never ``git stash:*``,
+which would cover ``git stash drop``. A prefix rule never allows a command with risks (options that
 write or run, ``permissions.options``), whatever it names; see ``decision``.
 """
 
@@ -41,8 +44,23 @@ _DEV_TOOLS = _names(
     "pytest mypy black isort flake8 pylint pyright tox nox jest vitest eslint prettier tsc "
     "mocha rspec"
 )
-# Subcommands that set what the tool runs later, never offered as a prefix.
+# Subcommands that set what the tool runs later, or run any program or code they are
+# given (a container, a remote package, a cluster's shell), never offered as a prefix.
 _NEVER = {("git", "config"), ("npm", "config"), ("pnpm", "config"), ("yarn", "config")}
+_NEVER |= {("docker", "run"), ("docker", "exec"), ("podman", "run"), ("podman", "exec")}
+_NEVER |= {("kubectl", "exec"), ("kubectl", "run"), ("go", "run"), ("deno", "run")}
+_NEVER |= {("deno", "eval"), ("gh", "api"), ("gh", "extension"), ("gh", "alias")}
+# Subcommands that are groups: the action is the word after them (``git stash drop``
+# must not ride on ``git stash list``), so the prefix takes it too. All of gh's are.
+_GROUPS = {("git", "stash"), ("git", "remote"), ("git", "worktree"), ("git", "submodule")}
+_GROUPS |= {("git", "notes"), ("git", "lfs"), ("uv", "pip"), ("uv", "tool"), ("uv", "python")}
+_GROUPS |= {("docker", "compose"), ("docker", "image"), ("docker", "container")}
+_GROUPS |= {("docker", "volume"), ("docker", "network"), ("podman", "image")}
+_GROUPS |= {("podman", "container"), ("kubectl", "config"), ("kubectl", "rollout")}
+_GROUPS |= {("helm", "repo"), ("terraform", "state"), ("terraform", "workspace")}
+_GROUPS |= {("rustup", "toolchain"), ("rustup", "component")}
+# Actions of a group that run whatever they are given.
+_NEVER_ACTIONS = _names("run exec foreach")
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]*")
 
 
@@ -77,6 +95,10 @@ def _prefix(part: SimpleCommand) -> tuple[str, ...] | None:
     pair = (name, words[1])
     if pair in _NEVER:
         return None
+    if pair in _GROUPS or name == "gh":
+        if len(words) < 3 or not _PLAIN_WORD.fullmatch(words[2]):
+            return None
+        return None if words[2] in _NEVER_ACTIONS else words[:3]
     if pair in _SCRIPTS or pair in _RUNNERS:
         if len(words) < 3 or not _PLAIN_WORD.fullmatch(words[2]):
             return None
