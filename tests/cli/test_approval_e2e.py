@@ -6,9 +6,7 @@ only reads runs while the kernel sandbox is on, and is refused while it is off."
 
 from __future__ import annotations
 
-import io
 import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ import pytest
 
 from cli_process import run_json
 from nehanda.sandbox.confine import probe_support
+from repl_process import spawn_repl
 from scripted_server import ScriptedServer, fixture_body
 
 PROMPT = "\x1b[?2004h"
@@ -35,17 +34,7 @@ def spawn(server: ScriptedServer, tmp_path: Path) -> Iterator[Any]:
     children: list[pexpect.spawn] = []
 
     def start() -> pexpect.spawn:
-        args = ["-m", "nehanda", "--provider", "vllm", "--base-url", server.base_url]
-        child = pexpect.spawn(
-            sys.executable,
-            [*args, "--model", "q"],
-            cwd=str(tmp_path),
-            env={**os.environ, "TERM": "xterm"},
-            encoding="utf-8",
-            timeout=15,
-            dimensions=(24, 200),
-        )
-        child.logfile_read = io.StringIO()
+        child = spawn_repl(server.base_url, tmp_path, columns=200, timeout=15)
         children.append(child)
         return child
 

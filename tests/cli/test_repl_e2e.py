@@ -7,12 +7,10 @@ sequence is how these tests know the prompt is ready.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 import signal
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +20,7 @@ import pexpect
 import pytest
 
 from cli_process import nehanda
+from repl_process import spawn_repl
 from scripted_server import ScriptedServer, fixture_body
 
 PROMPT = "\x1b[?2004h"
@@ -40,17 +39,7 @@ def spawn(server: ScriptedServer, workspace: Path) -> Iterator[Any]:
     children: list[pexpect.spawn] = []
 
     def start(*extra: str, **env: str) -> pexpect.spawn:
-        args = ["-m", "nehanda", "--provider", "vllm", "--base-url", server.base_url]
-        child = pexpect.spawn(
-            sys.executable,
-            [*args, "--model", "q", *extra],
-            cwd=str(workspace),
-            env={**os.environ, "TERM": "xterm", **env},
-            encoding="utf-8",
-            timeout=10,
-            dimensions=(24, 100),
-        )
-        child.logfile_read = io.StringIO()
+        child = spawn_repl(server.base_url, workspace, *extra, env=env)
         children.append(child)
         return child
 

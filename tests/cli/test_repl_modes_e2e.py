@@ -8,10 +8,8 @@ prompt_toolkit redraws only the characters that changed.
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +22,7 @@ import pytest
 from cli_process import nehanda
 from nehanda.engine.transcript import SessionLog, sessions_dir
 from nehanda.types import Message, ToolUse
+from repl_process import spawn_repl
 from scripted_server import Reply, ScriptedServer, fixture_body
 
 PROMPT = "\x1b[?2004h"
@@ -46,17 +45,7 @@ def spawn(server: ScriptedServer, workspace: Path) -> Iterator[Any]:
     children: list[pexpect.spawn] = []
 
     def start(*extra: str, **env: str) -> pexpect.spawn:
-        args = ["-m", "nehanda", "--provider", "vllm", "--base-url", server.base_url]
-        child = pexpect.spawn(
-            sys.executable,
-            [*args, "--model", "q", *extra],
-            cwd=str(workspace),
-            env={**os.environ, "TERM": "xterm", **env},
-            encoding="utf-8",
-            timeout=10,
-            dimensions=(30, 100),
-        )
-        child.logfile_read = io.StringIO()
+        child = spawn_repl(server.base_url, workspace, *extra, rows=30, env=env)
         children.append(child)
         child.expect_exact(PROMPT)
         return child

@@ -1,0 +1,35 @@
+"""The REPL in a pseudo-terminal (pexpect), as a user at a terminal starts it, against a
+scripted server; what it writes is kept in ``logfile_read`` for a test to read back."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+import pexpect
+
+
+def spawn_repl(
+    base_url: str,
+    cwd: Path,
+    *extra: str,
+    rows: int = 24,
+    columns: int = 100,
+    timeout: float = 10,
+    env: dict[str, str] | None = None,
+) -> pexpect.spawn:
+    """``nehanda --provider vllm --base-url URL --model q EXTRA…`` on a ``rows`` x
+    ``columns`` xterm."""
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "nehanda", "--provider", "vllm", "--base-url", base_url, "--model", "q", *extra],
+        cwd=str(cwd),
+        env={**os.environ, "TERM": "xterm", **(env or {})},
+        encoding="utf-8",
+        timeout=timeout,
+        dimensions=(rows, columns),
+    )
+    child.logfile_read = io.StringIO()
+    return child
