@@ -13,33 +13,20 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from local_http import LocalHTTP
 
-class PacedUpstream:
+
+class PacedUpstream(LocalHTTP):
     def __init__(self, *, chunks: int = 50, rate: float = 50.0) -> None:
         self.chunks = chunks
         self.rate = rate
         self.sent = 0
         self.hung_up = 0
         self.lock = threading.Lock()
-        handler = type("Handler", (_Handler,), {"upstream": self})
-        self._httpd = _Server(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True).start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 256
+        self.serve(_Handler, "upstream")
 
 
 def _chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:

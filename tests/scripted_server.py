@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from local_http import LocalHTTP
 
 STREAMS = Path(__file__).parent / "fixtures" / "streams"
 
@@ -57,7 +58,7 @@ class Received:
     method: str = "POST"
 
 
-class ScriptedServer:
+class ScriptedServer(LocalHTTP):
     def __init__(self) -> None:
         self.replies: list[Reply] = []
         self.routes: dict[tuple[str, str], Reply] = {}
@@ -66,19 +67,7 @@ class ScriptedServer:
         # Answers a POST from what it carries, for conversations whose length the client
         # decides (compaction); consulted before the queue, which it may leave alone.
         self.responder: Callable[[Received], Reply | None] | None = None
-        handler = type("Handler", (_Handler,), {"script": self})
-        self._httpd = _QuietServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
-        self._thread.start()
-
-    @property
-    def root_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
-
-    @property
-    def base_url(self) -> str:
-        return self.root_url + "/v1"
+        self.serve(_Handler, "script", quiet=True)
 
     def route(self, method: str, path: str, reply: Reply) -> ScriptedServer:
         self.routes[(method, path)] = reply
@@ -109,17 +98,6 @@ class ScriptedServer:
         else:
             body, kind = name_or_text.encode(), "text/html"
         return self.reply(Reply(status, body, {"Content-Type": kind, **headers}))
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-
-class _QuietServer(ThreadingHTTPServer):
-    request_queue_size = 128  # many clients at once (nehanda serve's concurrency test)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client that timed out and hung up is what some tests want
 
 
 class _Handler(BaseHTTPRequestHandler):

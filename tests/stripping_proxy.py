@@ -6,33 +6,19 @@ forwarding it to the model server, and relays the streamed answer unchanged.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
 
+from local_http import LocalHTTP
 
-class StrippingProxy:
+
+class StrippingProxy(LocalHTTP):
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream.rstrip("/")
         self.received: list[dict[str, Any]] = []
-        handler = type("Handler", (_Handler,), {"proxy": self})
-        self._httpd = _Server(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True).start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 128  # many clients at once (nehanda serve's concurrency test)
+        self.serve(_Handler, "proxy")
 
 
 class _Handler(BaseHTTPRequestHandler):

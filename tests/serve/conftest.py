@@ -20,13 +20,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
 
+from local_http import LocalHTTP
 from nehanda.config.settings import ProviderConfig
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.serve.app import build_app
@@ -82,27 +83,12 @@ class _Thread(uvicorn.Server):
         pass
 
 
-class Picky:
+class Picky(LocalHTTP):
     """An upstream that answers by the request's content, not by a script."""
 
     def __init__(self) -> None:
         self.asked = 0
-        handler = type("Handler", (_PickyHandler,), {"picky": self})
-        self._httpd = _PickyServer(("127.0.0.1", 0), handler)
-        self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True).start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
-
-    def close(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-
-
-class _PickyServer(ThreadingHTTPServer):
-    request_queue_size = 128
+        self.serve(_PickyHandler, "picky")
 
 
 class _PickyHandler(BaseHTTPRequestHandler):
