@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -68,26 +70,70 @@ def test_the_command_line_loads_neither_the_exam_nor_the_settings_writer() -> No
     assert "nehanda.config.writer" not in loaded
 
 
-def test_a_run_loads_no_more_than_its_first_request_needs() -> None:
-    """``nehanda run`` in native mode sends its first request without the rescue parser,
-    discovery, the regex engine, httpx's own command line (rich, pygments), or the
-    approval prompt and the settings writer it brings."""
-    script = (
-        "import json, sys\n"
-        "from nehanda.cli import main\n"
-        "try:\n    main.main(['--version'])\nexcept SystemExit:\n    pass\n"
-        "import httpx, nehanda.cli.run, nehanda.cli.session\n"
-        "print(json.dumps(sorted(k for k, v in sys.modules.items() if v is not None)))"
-    )
+# Runs `nehanda run` in this process against a server on a thread of it, which notes
+# the modules loaded when each request arrives (the window probe, then the chat).
+_FIRST_REQUEST = """
+import json, socket, sys, threading
+from nehanda.cli import main
+seen = []
+MODELS = b'{"object":"list","data":[{"id":"q","object":"model","max_model_len":32768}]}'
+ANSWER = (b'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":null}]}'
+          b'\\n\\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}'
+          b'\\n\\ndata: [DONE]\\n\\n')
+def serve(server):
+    while True:
+        conn, _ = server.accept()
+        data = conn.recv(65536)
+        seen.append(sorted(k for k, v in sys.modules.items() if v is not None))
+        head, _, body = data.partition(b"\\r\\n\\r\\n")
+        length = [int(l.split(b":")[1]) for l in head.split(b"\\r\\n")
+                  if l.lower().startswith(b"content-length:")]
+        while length and len(body) < length[0]:
+            body += conn.recv(65536)
+        kind, reply = ((b"text/event-stream", ANSWER) if head.startswith(b"POST")
+                       else (b"application/json", MODELS))
+        conn.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: " + kind + b"\\r\\nContent-Length: "
+                     + str(len(reply)).encode() + b"\\r\\nConnection: close\\r\\n\\r\\n" + reply)
+        conn.close()
+server = socket.create_server(("127.0.0.1", 0))
+threading.Thread(target=serve, args=(server,), daemon=True).start()
+url = f"http://127.0.0.1:{server.getsockname()[1]}/v1"
+try:
+    main.main(["run", "hi", "--provider", "vllm", "--base-url", url, "--model", "q"])
+except SystemExit:
+    pass
+print(json.dumps(seen))
+"""
+
+
+def test_a_run_sends_its_first_request_before_loading_the_engine(tmp_path: Path) -> None:
+    """``nehanda run`` asks the server its window before loading the engine, the tools,
+    the permissions or the sandbox (they load while it answers), and reaches its chat
+    request without the rescue parser, discovery, the regex engine, httpx's own command
+    line (rich, pygments), pydantic's plugin search, or the approval prompt and the
+    settings writer it brings."""
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env |= {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
     out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _FIRST_REQUEST],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
     ).stdout
-    loaded = json.loads(out.splitlines()[-1])
+    probe, chat = json.loads(out.splitlines()[-1])
+    later = ("engine.loop", "tools", "permissions", "sandbox", "ui", "cli.session")
+    within = [(f"nehanda.{m}", f"nehanda.{m}.") for m in later]
+    assert [n for n in probe if any(n == m or n.startswith(sub) for m, sub in within)] == []
+    assert "nehanda.tools.registry" in chat and "nehanda.permissions.gate" in chat
     unwanted = ("httpx._main", "rich", "pygments", "regex", "nehanda.toolcalls")
-    assert [name for name in loaded if name.split(".")[0] in unwanted or name in unwanted] == []
-    assert "nehanda.providers.discovery" not in loaded
+    assert [name for name in chat if name.split(".")[0] in unwanted or name in unwanted] == []
+    assert "importlib.metadata" not in chat
+    assert "nehanda.providers.discovery" not in chat
     # Asking and saving rules matter only where someone can be asked.
-    assert "nehanda.ui.approval" not in loaded and "nehanda.config.writer" not in loaded
+    assert "nehanda.ui.approval" not in chat and "nehanda.config.writer" not in chat
 
 
 def test_every_name_in_all_imports() -> None:

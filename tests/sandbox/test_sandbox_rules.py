@@ -114,3 +114,17 @@ def test_deny_read_and_writable_add_up_across_settings_files(tmp_path: Path) -> 
     table = load_settings(tmp_path, environ={}).sandbox
     assert table.deny_read == ["~/a", "b"] and table.writable == ["~/.cargo"]
     assert table.network is False  # a project may close what the user opened
+
+
+def test_the_start_note_forks_no_probe_where_landlock_closes_tcp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user-namespace and seccomp checks each fork a child: a session start that
+    needs neither (Landlock ABI 4 closes TCP by itself) runs neither."""
+
+    def no_fork() -> int:
+        raise AssertionError("a probe forked at start")
+
+    monkeypatch.setattr("os.fork", no_fork)
+    assert start_note(Sandbox(Policy(tmp_path, tmp_path), Support(4))) is None
+    assert start_note(Sandbox(Policy(tmp_path, tmp_path, network=True), Support(1))) is None

@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
 from __future__ import annotations
 
 import sys
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -20,7 +21,7 @@ from nehanda.config.permission_modes import MODES, Mode
 from nehanda.errors import ConfigError, NehandaError
 
 if TYPE_CHECKING:
-    from nehanda.cli.session import SessionOptions
+    from nehanda.cli.session_start import SessionOptions
     from nehanda.providers.mode import Mode as ExamMode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
@@ -190,9 +191,9 @@ def _chat(options: dict[str, Any]) -> int:
 
 def _session_options(options: dict[str, Any]) -> SessionOptions:
     """The parsed flags as session options; ``NehandaError`` when a session to resume is missing."""
-    from nehanda.cli.session import SessionOptions, find_session
+    from nehanda.cli.session_start import SessionOptions
     from nehanda.config.settings import Flags
-    from nehanda.engine.transcript import latest_session
+    from nehanda.engine.transcript import find_session, latest_session
 
     if options["yes"] and options["permission_mode"] not in (None, "yolo"):
         raise click.UsageError(
@@ -446,10 +447,24 @@ def _not_utf8(error: UnicodeError) -> str:
     )
 
 
+def _no_plugins() -> tuple[()]:
+    return ()
+
+
+# nehanda uses no pydantic plugins. pydantic looks for them (its module importing
+# importlib.metadata, then the entry points of every installed distribution) as the
+# first model is built, unless this module stands in for the one that looks. Its
+# documented switch, PYDANTIC_DISABLE_PLUGINS, would reach every child's environment
+# and turn off the plugins of the user's own programs too.
+_NO_PYDANTIC_PLUGINS = types.ModuleType("pydantic.plugin._loader")
+_NO_PYDANTIC_PLUGINS.get_plugins = _no_plugins  # type: ignore[attr-defined]
+
+
 def main(argv: list[str] | None = None) -> None:
     # httpx imports its own command line (click, rich, pygments: a quarter of its import
     # time) unless that import fails, which a None in sys.modules makes it do.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    sys.modules.setdefault("pydantic.plugin._loader", _NO_PYDANTIC_PLUGINS)
     from nehanda.config.environ import capture_startup_environ
     from nehanda.secret_env import seal
 

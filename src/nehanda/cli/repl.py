@@ -29,13 +29,8 @@ from nehanda.cli.repl_lists import (
     recent_lines,
     session_choices,
 )
-from nehanda.cli.session import (
-    ChatSession,
-    SessionOptions,
-    find_session,
-    open_session,
-    reopen_session,
-)
+from nehanda.cli.session import ChatSession, open_session, reopen_session
+from nehanda.cli.session_start import SessionOptions
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.permission_modes import next_in_cycle
 from nehanda.config.settings import (
@@ -46,7 +41,7 @@ from nehanda.config.settings import (
 )
 from nehanda.config.trust import trust_folder
 from nehanda.engine.context import Budget, RequestCount
-from nehanda.engine.transcript import Session
+from nehanda.engine.transcript import Session, find_session
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd
 from nehanda.permissions.approver import Answer, Approver

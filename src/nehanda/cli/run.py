@@ -2,6 +2,9 @@
 
 In the JSON formats every ending is a JSON line a program can read last: the result,
 or an error object when the run failed, could not start, or was interrupted.
+
+The engine, the tools and the output load only once the session's first request is
+out (``cli.session_start``), so that they load while the server answers.
 """
 
 from __future__ import annotations
@@ -9,16 +12,20 @@ from __future__ import annotations
 import asyncio
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from nehanda.cli.session import ChatSession, SessionOptions, open_session
-from nehanda.engine.loop import RunFinished
+from nehanda.cli.session_start import SessionOptions, start_session
 from nehanda.errors import NehandaError
-from nehanda.ui.json_output import JsonOutput, RunDescription
-from nehanda.ui.terminal import TerminalOutput
+
+if TYPE_CHECKING:
+    from nehanda.cli.session import ChatSession
+    from nehanda.engine.loop import RunFinished
+    from nehanda.ui.json_output import JsonOutput, RunDescription
+    from nehanda.ui.terminal import TerminalOutput
+
+    Output = JsonOutput | TerminalOutput
 
 INTERRUPTED = "interrupted"
-
-Output = JsonOutput | TerminalOutput
 
 
 @dataclass(frozen=True)
@@ -29,22 +36,54 @@ class RunOptions:
     verbose: bool = False
 
 
+class _Report:
+    """The run's output, built the first time it is needed: once the session has started,
+    or when the run fails before that."""
+
+    def __init__(self, output_format: str) -> None:
+        self.json = output_format != "text"
+        self._format = output_format
+        self._output: Output | None = None
+        self._description: RunDescription | None = None
+
+    def output(self) -> Output:
+        if self._output is None:
+            self._description, self._output = self._build()
+        return self._output
+
+    @property
+    def description(self) -> RunDescription:
+        if self._description is None:
+            self._description, self._output = self._build()
+        return self._description
+
+    def _build(self) -> tuple[RunDescription, Output]:
+        from nehanda.ui.json_output import JsonOutput, RunDescription
+
+        description = RunDescription(provider="", model="", mode="", session_id="")
+        if not self.json:
+            from nehanda.ui.terminal import TerminalOutput
+
+            return description, TerminalOutput(sys.stdout, sys.stderr)
+        stream = self._format == "stream-json"
+        return description, JsonOutput(sys.stdout, sys.stderr, description, stream=stream)
+
+
 def run_once(options: RunOptions) -> int:
     """Runs the agent to its final answer; returns the process exit code.
 
     ``KeyboardInterrupt`` still escapes (the caller exits 130), once the JSON formats
     have written their last line."""
-    description = RunDescription(provider="", model="", mode="", session_id="")
-    output = _output(options.output_format, description)
+    report = _Report(options.output_format)
     try:
-        finished = asyncio.run(_run(options, description, output))
+        finished = asyncio.run(_run(options, report))
     except NehandaError as exc:
-        return _failed(output, str(exc), exc.exit_code)
+        return _failed(report, str(exc), exc.exit_code)
     except KeyboardInterrupt:
-        if isinstance(output, JsonOutput):
-            output.error(INTERRUPTED)
+        if report.json:
+            report.output().error(INTERRUPTED)
         raise
-    if finished.problem and isinstance(output, JsonOutput):
+    if finished.problem and report.json:
         sys.stderr.write(f"error: {finished.problem}\n")
     return 1 if finished.problem else 0
 
@@ -52,25 +91,24 @@ def run_once(options: RunOptions) -> int:
 def report_failure(output_format: str, message: str) -> int:
     """Reports a run that could not start (no session to resume) as ``run_once`` reports
     a failed one; returns the exit code."""
-    description = RunDescription(provider="", model="", mode="", session_id="")
-    return _failed(_output(output_format, description), message)
+    return _failed(_Report(output_format), message)
 
 
-def _output(output_format: str, description: RunDescription) -> Output:
-    if output_format == "text":
-        return TerminalOutput(sys.stdout, sys.stderr)
-    return JsonOutput(sys.stdout, sys.stderr, description, stream=output_format == "stream-json")
-
-
-def _failed(output: Output, message: str, code: int = 1) -> int:
-    output.error(message)
-    if isinstance(output, JsonOutput):
+def _failed(report: _Report, message: str, code: int = 1) -> int:
+    report.output().error(message)
+    if report.json:
         sys.stderr.write(f"error: {message}\n")
     return code
 
 
-async def _run(options: RunOptions, description: RunDescription, output: Output) -> RunFinished:
-    chat = await open_session(options.session)
+async def _run(options: RunOptions, report: _Report) -> RunFinished:
+    start = await start_session(options.session)
+    # The first request is out: the rest of nehanda loads while the server answers.
+    from nehanda.cli.session import open_session
+    from nehanda.ui.json_output import JsonOutput
+
+    chat = await open_session(options.session, start=start)
+    output, description = report.output(), report.description
     description.provider, description.model = chat.config.name, chat.agent.model
     description.mode, description.session_id = chat.mode, chat.id
     chosen = chat.chosen()
@@ -83,7 +121,7 @@ async def _run(options: RunOptions, description: RunDescription, output: Output)
     for note in chat.notes:
         output.note(note)
     try:
-        return await _ask(chat, options.prompt, description, output)
+        return await _ask(chat, options.prompt, report)
     except NehandaError as exc:
         chat.record_error(str(exc))
         raise
@@ -94,9 +132,10 @@ async def _run(options: RunOptions, description: RunDescription, output: Output)
         await chat.close()
 
 
-async def _ask(
-    chat: ChatSession, prompt: str, description: RunDescription, output: Output
-) -> RunFinished:
+async def _ask(chat: ChatSession, prompt: str, report: _Report) -> RunFinished:
+    from nehanda.engine.loop import RunFinished
+
+    output, description = report.output(), report.description
     async for event in chat.ask(prompt):
         description.mode = chat.mode
         output.handle(event)

@@ -17,14 +17,12 @@ from pathlib import Path
 
 from nehanda import __version__
 from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
+from nehanda.cli.session_start import SessionOptions, SessionStart, start_session
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.profiles import PROFILES, chars_per_token
 from nehanda.config.settings import (
-    Flags,
     ProviderConfig,
     Settings,
-    load_settings,
-    resolve_named_provider,
     user_settings_path,
 )
 from nehanda.config.trust import (
@@ -32,7 +30,6 @@ from nehanda.config.trust import (
     changed_trust_note,
     is_trusted,
     trust_store_path,
-    untrusted_note,
 )
 from nehanda.engine.compaction import Compacted
 from nehanda.engine.context import ContextKeeper, TokenCounter
@@ -48,19 +45,15 @@ from nehanda.engine.transcript import (
     SessionLog,
     message_to_json,
     new_session_id,
-    read_session,
     sessions_dir,
 )
-from nehanda.errors import ConfigError, NehandaError, with_hint
 from nehanda.events import ModeSwitched
-from nehanda.fs import check_folders
 from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.hidden import HiddenPaths
 from nehanda.permissions.sandboxing import session_sandbox, start_note
 from nehanda.providers.calling import ToolCalling, choose_mode
-from nehanda.providers.factory import create_provider
 from nehanda.providers.mode import Mode, ModeDecision
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.providers.window import choose_window
@@ -70,16 +63,6 @@ from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
 from nehanda.ui.summary import Chosen
-
-
-@dataclass(frozen=True)
-class SessionOptions:
-    flags: Flags
-    workspace: Path
-    approve_all: bool = False
-    permission_mode: PermissionMode | None = None
-    resume: Session | None = None
-    mode_override: Mode | None = None
 
 
 @dataclass
@@ -198,31 +181,29 @@ class ChatSession:
         self._logged = len(self.agent.messages)
 
 
-async def open_session(options: SessionOptions, mcp: McpStart | None = None) -> ChatSession:
-    """A session as ``options`` say; ``mcp`` gives servers already running (a reopened
-    session keeps its own), else the settings' servers start now."""
-    check_folders()
-    settings = load_settings(options.workspace, options.flags)
-    rules = PermissionRules.from_settings(settings.permissions)
-    trust_note = untrusted_note(settings.untrusted_ignored)
+async def open_session(
+    options: SessionOptions, mcp: McpStart | None = None, start: SessionStart | None = None
+) -> ChatSession:
+    """A session as ``options`` say; ``start`` is one already begun for them (its first
+    request in flight), ``mcp`` gives servers already running (a reopened session keeps
+    its own), else the settings' servers start now."""
+    start = start or await start_session(options)
+    settings, config = start.settings, start.config
+    started_mcp = mcp is None
     try:
-        config = await choose_provider(options.flags, settings)
-        provider = create_provider(config)
-        try:
-            capabilities = await provider.capabilities(config.model or "")
-        except BaseException:
-            await provider.aclose()
-            raise
-    except NehandaError as exc:
-        if trust_note and any(key.startswith("providers.") for key in settings.untrusted_ignored):
-            # The address or key the user meant may be the one that was ignored.
-            raise with_hint(exc, f"\n{trust_note}") from exc
-        raise
-    try:
+        rules = PermissionRules.from_settings(settings.permissions)
         mcp = mcp or await start_mcp(settings, options.workspace)
     except BaseException:
-        await provider.aclose()
+        await start.abandon()
         raise
+    try:
+        capabilities = await start.capabilities()
+    except BaseException:
+        await start.provider.aclose()
+        if started_mcp and mcp.servers is not None:
+            await mcp.servers.stop()
+        raise
+    provider, trust_note = start.provider, start.trust_note
     support = ToolSupportCache()
     decision = choose_mode(config, capabilities, support, options.mode_override)
     calling = ToolCalling(provider, decision.mode, recover_leaks=settings.recover_leaked_calls)
@@ -305,29 +286,6 @@ def resumed_messages(session: Session) -> list[Message]:
         if missing and (following is None or not following.tool_results):
             repaired.append(Message("tool", tuple(interrupted(use) for use in missing)))
     return repaired
-
-
-def find_session(session_id: str) -> Session:
-    path = sessions_dir() / f"{session_id}.jsonl"
-    if not path.is_file():
-        raise ConfigError(f"no session {session_id!r}; `nehanda sessions` lists them")
-    return read_session(path)
-
-
-async def choose_provider(flags: Flags, settings: Settings) -> ProviderConfig:
-    """The provider ``flags`` and ``settings`` name, with a model; servers are asked only
-    when neither says which (discovery is loaded only then)."""
-    if flags.provider:
-        config = resolve_named_provider(settings, flags.provider)
-    else:
-        from nehanda.providers.discovery import find_provider
-
-        config = await find_provider(settings)
-    if config.model:
-        return config
-    from nehanda.providers.discovery import ensure_model
-
-    return await ensure_model(config)
 
 
 def _header(

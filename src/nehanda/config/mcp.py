@@ -20,16 +20,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
-from pydantic.plugin import _loader as pydantic_plugins
 
 from nehanda.errors import ConfigError
-
-# nehanda uses no pydantic plugins: an empty cache spares pydantic's search for them
-# (the entry points of every installed distribution, read as the first model is built
-# here). Its documented switch, PYDANTIC_DISABLE_PLUGINS, would reach every child's
-# environment and turn off the plugins of the user's own programs too.
-if pydantic_plugins._plugins is None:
-    pydantic_plugins._plugins = {}
 
 Origin = Literal["user", "project"]
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from nehanda.errors import StorageError
+from nehanda.errors import ConfigError, StorageError
 from nehanda.fs import state_dir
 from nehanda.secret_env import redact
 from nehanda.types import Message, Part, ReasoningPart, TextPart, ToolResult, ToolUse
@@ -201,6 +201,14 @@ def iter_sessions(directory: Path | None = None) -> Iterator[Path]:
     if directory.is_dir():
         paths = [(path.stat().st_mtime, path.name, path) for path in directory.glob("*.jsonl")]
         yield from (path for _, _, path in sorted(paths, reverse=True))
+
+
+def find_session(session_id: str) -> Session:
+    """The logged session ``session_id``; ``ConfigError`` when there is none."""
+    path = sessions_dir() / f"{session_id}.jsonl"
+    if not path.is_file():
+        raise ConfigError(f"no session {session_id!r}; `nehanda sessions` lists them")
+    return read_session(path)
 
 
 def latest_session(workspace: Path, directory: Path | None = None) -> Session | None:

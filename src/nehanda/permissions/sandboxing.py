@@ -91,7 +91,7 @@ def start_note(sandbox: Sandbox | None) -> str | None:
             "commands run with your rights, held only by the permission rules; under --yes a "
             "command with risks still asks"
         )
-    if sandbox.network_method is None and not sandbox.policy.network:
+    if not sandbox.policy.network and not sandbox.network_closable:
         return (
             "the network stays open to Bash commands: this system allows neither a network "
             "namespace nor Landlock's TCP rules (Linux 6.7 or later)"

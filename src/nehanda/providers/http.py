@@ -25,7 +25,7 @@ import os
 import random
 import ssl
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,10 +77,28 @@ class RetryPolicy:
         return ceiling / 2 + random.uniform(0, ceiling / 2)
 
 
-def new_client(url: str, timeout: httpx.Timeout) -> httpx.AsyncClient:
-    """A client for the server at ``url``. For plain ``http://`` it builds no TLS context,
-    whose certificates cost tens of milliseconds at every start."""
-    return httpx.AsyncClient(timeout=timeout, verify=_tls_for(url))
+def new_client(
+    url: str, timeout: httpx.Timeout, on_sent: Callable[[], None] | None = None
+) -> httpx.AsyncClient:
+    """A client for the server at ``url``; ``on_sent`` is called each time a request has
+    been sent whole. For plain ``http://`` it builds no TLS context, whose certificates
+    cost tens of milliseconds at every start."""
+    hooks = {"request": [_traced(on_sent)]} if on_sent else {}
+    return httpx.AsyncClient(timeout=timeout, verify=_tls_for(url), event_hooks=hooks)
+
+
+def _traced(on_sent: Callable[[], None]) -> Callable[[httpx.Request], Awaitable[None]]:
+    """A request hook giving each request httpcore's ``trace`` extension, which reports
+    the steps of sending it."""
+
+    async def trace(event: str, info: object) -> None:
+        if event.endswith(".send_request_body.complete"):
+            on_sent()
+
+    async def hook(request: httpx.Request) -> None:
+        request.extensions.setdefault("trace", trace)
+
+    return hook
 
 
 def _tls_for(url: str) -> ssl.SSLContext | bool:
@@ -295,7 +313,10 @@ class HTTPProvider:
         self._api_key = api_key
         self._timeout = timeout_for(config.connect_timeout, config.read_timeout)
         self._owns_client = client is None
-        self._client = client or new_client(config.base_url, self._timeout)
+        # Set once a request has been sent whole: a session asks its first question, then
+        # loads the rest of itself while the server answers.
+        self.request_sent = asyncio.Event()
+        self._client = client or new_client(config.base_url, self._timeout, self.request_sent.set)
         self._retry = retry or RetryPolicy(max_retries=config.max_retries)
 
     @property

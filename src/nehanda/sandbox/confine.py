@@ -27,29 +27,55 @@ from nehanda.sandbox.tree import readable_grants
 SOCKET_VARIABLES = ("SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST")
 
 
-@dataclass(frozen=True)
 class Support:
-    landlock_abi: int
-    user_namespaces: bool
-    seccomp: bool
+    """What this kernel offers. Landlock's ABI is one system call, asked at once; the
+    user-namespace and seccomp checks each fork a child, so each runs the first time
+    it is asked (the first Bash command, a report), unless it was given."""
+
+    def __init__(
+        self, landlock_abi: int, user_namespaces: bool | None = None, seccomp: bool | None = None
+    ) -> None:
+        self.landlock_abi = landlock_abi
+        self._user_namespaces = user_namespaces
+        self._seccomp = seccomp
+
+    @property
+    def user_namespaces(self) -> bool:
+        if self._user_namespaces is None:
+            uid, gid = os.getuid(), os.getgid()
+            works = probe(lambda libc: enter_namespaces(libc, uid, gid))
+            self._user_namespaces = self.landlock_abi > 0 and works
+        return self._user_namespaces
+
+    @property
+    def seccomp(self) -> bool:
+        if self._seccomp is None:
+            self._seccomp = self.landlock_abi > 0 and seccomp.supported() and _filters_self()
+        return self._seccomp
+
+    def as_dict(self) -> dict[str, int | bool]:
+        """Every part, probed, as ``Support(**…)`` takes them back."""
+        return {
+            "landlock_abi": self.landlock_abi,
+            "user_namespaces": self.user_namespaces,
+            "seccomp": self.seccomp,
+        }
 
 
 @cache
 def probe_support() -> Support:
-    """What this kernel offers; asked once per process (a user namespace is tried in a
-    forked child)."""
-    abi = landlock.abi_version()
-    userns = abi > 0 and probe(lambda libc: enter_namespaces(libc, os.getuid(), os.getgid()))
-    filtering = abi > 0 and seccomp.supported()
-    if filtering:
-        prepared = seccomp.Prepared(seccomp.program(refuse_unix_sockets=True))
+    """What this kernel offers; one per process, each part probed once."""
+    return Support(landlock.abi_version())
 
-        def filter_self(libc: ctypes.CDLL) -> None:
-            no_new_privs(libc)
-            seccomp.install(libc, prepared)
 
-        filtering = probe(filter_self)
-    return Support(abi, userns, filtering)
+def _filters_self() -> bool:
+    prepared = seccomp.Prepared(seccomp.program(refuse_unix_sockets=True))
+
+    def filter_self(libc: ctypes.CDLL) -> None:
+        no_new_privs(libc)
+        seccomp.install(libc, prepared)
+
+    return probe(filter_self)
 
 
 @dataclass(frozen=True)
@@ -75,6 +101,12 @@ class Sandbox:
     @property
     def filesystem(self) -> bool:
         return self.support.landlock_abi > 0
+
+    @property
+    def network_closable(self) -> bool:
+        """Whether the kernel can close the network at all; Landlock's TCP rules
+        answer it without the forked check for a user namespace."""
+        return self.support.landlock_abi >= 4 or self.support.user_namespaces
 
     @property
     def network_method(self) -> str | None:

@@ -29,7 +29,7 @@ _FAILED = 126
 
 def launch_argv(sandbox: Sandbox, command: str, args: Sequence[str]) -> list[str]:
     """The command line that runs ``command args`` inside ``sandbox``."""
-    policy, support = dataclasses.asdict(sandbox.policy), dataclasses.asdict(sandbox.support)
+    policy, support = dataclasses.asdict(sandbox.policy), sandbox.support.as_dict()
     described = json.dumps(
         {"policy": policy, "support": support, "tempdir": tempfile.gettempdir()}, default=str
     )

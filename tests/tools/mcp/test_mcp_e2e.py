@@ -22,7 +22,8 @@ import httpx
 import pytest
 
 from cli_process import nehanda
-from nehanda.cli.session import SessionOptions, open_session
+from nehanda.cli.session import open_session
+from nehanda.cli.session_start import SessionOptions
 from nehanda.config.settings import Flags, user_settings_path
 from scripted_server import ScriptedServer, fixture_body
 from stripping_proxy import StrippingProxy
