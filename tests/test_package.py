@@ -73,7 +73,7 @@ def test_the_command_line_loads_neither_the_exam_nor_the_settings_writer() -> No
 # Runs `nehanda run` in this process against a server on a thread of it, which notes
 # the modules loaded when each request arrives (the window probe, then the chat).
 _FIRST_REQUEST = """
-import json, socket, sys, threading
+import json, socket, sys, threading, time
 from nehanda.cli import main
 seen = []
 MODELS = b'{"object":"list","data":[{"id":"q","object":"model","max_model_len":32768}]}'
@@ -92,6 +92,11 @@ def serve(server):
             body += conn.recv(65536)
         kind, reply = ((b"text/event-stream", ANSWER) if head.startswith(b"POST")
                        else (b"application/json", MODELS))
+        if not head.startswith(b"POST"):  # answers once the session has loaded the rest
+            deadline = time.monotonic() + 10
+            while "nehanda.permissions.gate" not in sys.modules and time.monotonic() < deadline:
+                time.sleep(0.005)
+            seen.append("nehanda.permissions.gate" in sys.modules)
         conn.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Type: " + kind + b"\\r\\nContent-Length: "
                      + str(len(reply)).encode() + b"\\r\\nConnection: close\\r\\n\\r\\n" + reply)
         conn.close()
@@ -108,7 +113,7 @@ print(json.dumps(seen))
 
 def test_a_run_sends_its_first_request_before_loading_the_engine(tmp_path: Path) -> None:
     """``nehanda run`` asks the server its window before loading the engine, the tools,
-    the permissions or the sandbox (they load while it answers), and reaches its chat
+    the permissions or the sandbox, which load while it answers, and reaches its chat
     request without the rescue parser, discovery, the regex engine, httpx's own command
     line (rich, pygments), pydantic's plugin search, or the approval prompt and the
     settings writer it brings."""
@@ -123,7 +128,8 @@ def test_a_run_sends_its_first_request_before_loading_the_engine(tmp_path: Path)
         env=env,
         stdin=subprocess.DEVNULL,
     ).stdout
-    probe, chat = json.loads(out.splitlines()[-1])
+    probe, loaded_while_asked, chat = json.loads(out.splitlines()[-1])
+    assert loaded_while_asked, "the session waited for the window before loading the rest"
     later = ("engine.loop", "tools", "permissions", "sandbox", "ui", "cli.session")
     within = [(f"nehanda.{m}", f"nehanda.{m}.") for m in later]
     assert [n for n in probe if any(n == m or n.startswith(sub) for m, sub in within)] == []
