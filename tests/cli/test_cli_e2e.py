@@ -114,6 +114,23 @@ def test_text_output_answer_on_stdout_activity_on_stderr(vllm: HTTPServer, works
     assert first_prompt == "How do I install it?\n"
 
 
+def test_an_edit_run_with_yes_shows_its_diff(httpserver: HTTPServer, workspace: Path) -> None:
+    """No approval prompt showed the change, so the tool line's preview does."""
+    for name in ("e2e_vllm_edit_readme.sse", "e2e_vllm_answer.sse"):
+        httpserver.expect_oneshot_request("/v1/chat/completions", method="POST").respond_with_data(
+            sse(name), content_type="text/event-stream"
+        )
+    done = nehanda("run", "--yes", *provider_args(httpserver), cwd=workspace, stdin="Use uv\n")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "README.md").read_text() == README.replace("pip install", "uv add")
+    lines = done.stderr.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("✓ Edit README.md"))
+    diff = lines[at + 1 :]
+    assert "-Install it with `pip install widget`." in diff
+    assert "+Install it with `uv add widget`." in diff
+    assert done.stdout == "Install it with `pip install widget`.\n"
+
+
 def test_model_is_taken_from_the_server_list(httpserver: HTTPServer, workspace: Path) -> None:
     httpserver.expect_request("/v1/models").respond_with_json(
         {"object": "list", "data": [{"id": "local-qwen", "object": "model"}]}

@@ -168,7 +168,7 @@ def test_an_edit_shows_its_diff_unless_the_approval_prompt_did(tmp_path: Path) -
     lines = out.getvalue().splitlines()
     assert "✓ Edit app.py · 1 line · 1 ms" in lines
     assert "--- a/app.py" in lines and "-y = 2" in lines and "+y = 3" in lines
-    renderer.asked.add("call_5")
+    renderer.diffs.asked.add("call_5")
     again = replace(edit, id="call_5")
     events: list[EngineEvent] = [
         ToolStarted(again),

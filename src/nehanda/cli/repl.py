@@ -51,6 +51,7 @@ from nehanda.providers.discovery import list_models
 from nehanda.providers.mode import Mode
 from nehanda.types import ToolUse, Usage
 from nehanda.ui.approval import read_key
+from nehanda.ui.call_diffs import NotingApprover
 from nehanda.ui.live import LiveRenderer, make_console
 from nehanda.ui.permissions_view import MODE_MEANINGS, describe_permissions, describe_tools
 from nehanda.ui.summary import describe_compaction
@@ -140,9 +141,8 @@ class ScreenApprover:
 
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
         self.renderer.pause()
-        self.renderer.asked.add(tool_use.id)
         try:
-            return await self.inner.ask(tool_use, decision)
+            return await NotingApprover(self.inner, self.renderer.diffs).ask(tool_use, decision)
         finally:
             self.renderer.resume()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nehanda.cli.session_start import SessionOptions, start_session
@@ -40,9 +41,10 @@ class _Report:
     """The run's output, built the first time it is needed: once the session has started,
     or when the run fails before that."""
 
-    def __init__(self, output_format: str) -> None:
+    def __init__(self, output_format: str, workspace: Path) -> None:
         self.json = output_format != "text"
         self._format = output_format
+        self._workspace = workspace
         self._output: Output | None = None
         self._description: RunDescription | None = None
 
@@ -62,9 +64,11 @@ class _Report:
 
         description = RunDescription(provider="", model="", mode="", session_id="")
         if not self.json:
+            from nehanda.ui.call_diffs import CallDiffs
             from nehanda.ui.terminal import TerminalOutput
 
-            return description, TerminalOutput(sys.stdout, sys.stderr)
+            diffs = CallDiffs(self._workspace)
+            return description, TerminalOutput(sys.stdout, sys.stderr, diffs)
         stream = self._format == "stream-json"
         return description, JsonOutput(sys.stdout, sys.stderr, description, stream=stream)
 
@@ -74,7 +78,7 @@ def run_once(options: RunOptions) -> int:
 
     ``KeyboardInterrupt`` still escapes (the caller exits 130), once the JSON formats
     have written their last line."""
-    report = _Report(options.output_format)
+    report = _Report(options.output_format, options.session.workspace)
     try:
         finished = asyncio.run(_run(options, report))
     except NehandaError as exc:
@@ -91,7 +95,7 @@ def run_once(options: RunOptions) -> int:
 def report_failure(output_format: str, message: str) -> int:
     """Reports a run that could not start (no session to resume) as ``run_once`` reports
     a failed one; returns the exit code."""
-    return _failed(_Report(output_format), message)
+    return _failed(_Report(output_format, Path.cwd()), message)
 
 
 def _failed(report: _Report, message: str, code: int = 1) -> int:
@@ -105,6 +109,7 @@ async def _run(options: RunOptions, report: _Report) -> RunFinished:
     start = await start_session(options.session)
     # The first request is out: the rest of nehanda loads while the server answers.
     from nehanda.cli.session import open_session
+    from nehanda.ui.call_diffs import NotingApprover
     from nehanda.ui.json_output import JsonOutput
 
     chat = await open_session(options.session, start=start)
@@ -115,6 +120,8 @@ async def _run(options: RunOptions, report: _Report) -> RunFinished:
     if isinstance(output, JsonOutput):
         output.start(chosen)
     else:
+        if output.diffs:  # the approval prompt shows a diff; the preview need not repeat it
+            chat.gate.approver = NotingApprover(chat.gate.approver, output.diffs)
         output.start()
         if options.verbose or sys.stderr.isatty():
             output.chosen(chosen)

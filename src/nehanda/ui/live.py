@@ -17,7 +17,7 @@ import os
 import shutil
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext, suppress
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
 from rich.cells import cell_len
@@ -31,10 +31,8 @@ from rich.table import Table
 from rich.text import Text
 
 from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, ToolStarted, TurnStarted
-from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd, ReasoningDelta, TextDelta, ToolUseStart
-from nehanda.tools.registry import BUILTIN_TOOLS
-from nehanda.types import ToolUse
+from nehanda.ui.call_diffs import CallDiffs
 from nehanda.ui.code_stream import CODE_THEME, CodeView
 from nehanda.ui.markdown_stream import Block, MarkdownBlocks, Piece
 from nehanda.ui.summary import describe_call, describe_notice
@@ -75,12 +73,12 @@ def styled(line: Line) -> Text:
 
 
 class LiveRenderer:
-    """Shows one conversation's turns; ``asked`` holds calls whose diff the approval showed."""
+    """Shows one conversation's turns, with the diffs its Write and Edit calls make."""
 
     def __init__(self, console: Console, workspace: Path) -> None:
         self.console = console
         self.workspace = workspace
-        self.asked: set[str] = set()
+        self.diffs = CallDiffs(workspace)
         self._live: _Live | None = None
         self._view = _LiveView(self)
         self.text = MarkdownBlocks()
@@ -90,7 +88,6 @@ class LiveRenderer:
         self.reasoning_since: float | None = None
         self.collapsed_reasoning: list[str] = []
         self.activity: tuple[str, float] | None = None
-        self._previews: dict[str, list[str]] = {}
         self.calls: list[ToolExecuted] = []  # the last prompt that ran tools ran these
         self._first_call = True
         self._started = 0.0
@@ -125,7 +122,7 @@ class LiveRenderer:
             self._set_activity(f"the model is writing a {printable(event.name)} call")
         elif isinstance(event, ToolStarted):
             self._settle()
-            self._preview(event.tool_use)
+            self.diffs.started(event.tool_use)
             self._set_activity(f"running {printable(describe_call(event.tool_use))}")
         elif isinstance(event, ToolExecuted):
             self._tool_done(event)
@@ -242,20 +239,12 @@ class LiveRenderer:
             self._print_block(piece)
         self._blocks_shown = 0
 
-    def _preview(self, tool_use: ToolUse) -> None:
-        tool = BUILTIN_TOOLS.get(tool_use.name)
-        if tool is not None and tool.diff is not None:
-            # A call that cannot be previewed will fail and say why; it has no diff to show.
-            with suppress(NehandaError, ValueError, OSError):
-                self._previews[tool_use.id] = tool.diff(tool_use.input, self.workspace)
-
     def _tool_done(self, event: ToolExecuted) -> None:
         call, console = event.tool_use, self.console
         if self._first_call:
             self.calls, self._first_call = [], False
         self.calls.append(event)
-        diff = self._previews.pop(call.id, None)
-        shown = diff if diff and call.id not in self.asked else None
+        shown = self.diffs.made(call.id)
         hint = f"/output {len(self.calls)} or ctrl+o shows all"
         ascii_only = console.options.ascii_only
         lines = preview(event, hint, shown, width=console.width, ascii_only=ascii_only)

@@ -4,7 +4,8 @@ The answer streams as it arrives, flushed per delta, to a terminal and to a pipe
 (``nehanda run ... | tee log`` streams, and a cut-off stream leaves its partial answer
 on stdout). Activity lines go to stderr, decorated only when
 stderr is a terminal and ``NO_COLOR`` is unset: each tool call's line and the preview
-of its output, as the REPL shows them (``ui.tool_lines``).
+of its output (a Write's or an Edit's diff, unless its approval showed it), as the
+REPL shows them (``ui.tool_lines``).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from nehanda.engine.loop import (
     EngineEvent,
     RunFinished,
     ToolExecuted,
+    ToolStarted,
     TurnStarted,
 )
 from nehanda.events import ReasoningDelta, TextDelta
+from nehanda.ui.call_diffs import CallDiffs
 from nehanda.ui.summary import Chosen, describe_notice
 from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, fitted, preview, printable, tool_spans
 
@@ -35,6 +38,7 @@ def _decorated(stream: IO[str]) -> bool:
 class TerminalOutput:
     out: IO[str]
     err: IO[str]
+    diffs: CallDiffs | None = None  # shows the diffs of Write and Edit calls
 
     def __post_init__(self) -> None:
         self.color = _decorated(self.err)
@@ -53,6 +57,8 @@ class TerminalOutput:
             self.err.flush()
         elif isinstance(event, TurnStarted) and event.turn > 1:
             self._end_line()
+        elif isinstance(event, ToolStarted) and self.diffs:
+            self.diffs.started(event.tool_use)
         elif isinstance(event, ToolExecuted):
             self._tool_line(event)
             if notice := describe_notice(event):
@@ -83,7 +89,8 @@ class TerminalOutput:
     def _tool_line(self, event: ToolExecuted) -> None:
         self._end_line()
         width = self._width()
-        for line in (fitted(tool_spans(event), width), *preview(event, width=width)):
+        diff = self.diffs.made(event.tool_use.id) if self.diffs else None
+        for line in (fitted(tool_spans(event), width), *preview(event, diff=diff, width=width)):
             self.err.write(self._styled(line) + "\n")
         self.err.flush()
 
