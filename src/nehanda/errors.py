@@ -13,7 +13,7 @@ NehandaError
 │  └─ StreamProtocolError           bad chunk, stream ended without its final event
 ├─ ToolCallFormatError(raw, reply)  carries the message to send back to the model
 ├─ ToolError(tool_name)             becomes ToolResult(is_error=True)
-└─ PermissionDenied(tool_use)
+└─ PermissionDenied(tool_use, refusal)
 ```
 
 Callers catch broadly (``ProviderError``) and recover narrowly
@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
-    from nehanda.types import ToolUse
+    from nehanda.types import Refusal, ToolUse
 
 E = TypeVar("E", bound=BaseException)
 
@@ -128,9 +128,11 @@ class ToolError(NehandaError):
 
 
 class PermissionDenied(NehandaError):
-    """A tool call was not allowed to run."""
+    """A tool call was not allowed to run; ``refusal`` says who refused it, for the
+    renderers (``reason`` is written for the model)."""
 
-    def __init__(self, tool_use: ToolUse, reason: str) -> None:
+    def __init__(self, tool_use: ToolUse, reason: str, refusal: Refusal | None = None) -> None:
         super().__init__(reason)
         self.tool_use = tool_use
         self.reason = reason
+        self.refusal = refusal

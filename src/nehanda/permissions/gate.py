@@ -59,12 +59,6 @@ _DO_NOT_RETRY = "Do not repeat this call; do without it, or ask the user."
 _DO_AS_TOLD = "Do not repeat this call; do what the user said instead."
 
 
-class _Refused(PermissionDenied):
-    def __init__(self, tool_use: ToolUse, reason: str, refusal: Refusal) -> None:
-        super().__init__(tool_use, reason)
-        self.refusal = refusal
-
-
 @runtime_checkable
 class OffersReadOnly(Protocol):
     """A toolset that can offer only its read-only tools (``tools.mcp.toolset.WithMcp``)."""
@@ -128,7 +122,7 @@ class ToolGate:
         decision = self._outside_sandbox(use, self._unconfined(use, decision))
         if isinstance(decision, Deny):
             refusal = Refusal("rules", decision.reason)
-            raise _Refused(use, f"it is not allowed: {decision.reason}", refusal)
+            raise PermissionDenied(use, f"it is not allowed: {decision.reason}", refusal)
         if isinstance(decision, Ask):
             answer = await self.approver.ask(use, decision)
             if not answer.run:
@@ -198,16 +192,16 @@ class ToolGate:
         )
 
 
-def _refusal(use: ToolUse, decision: Ask, answer: Answer) -> _Refused:
+def _refusal(use: ToolUse, decision: Ask, answer: Answer) -> PermissionDenied:
     why = f"it needs the user's approval ({decision.reason}), and {answer.reason}"
     if not answer.answered:
-        return _Refused(use, why, Refusal("nobody", f"{decision.reason}; {answer.reason}"))
+        return PermissionDenied(use, why, Refusal("nobody", f"{decision.reason}; {answer.reason}"))
     words = " ".join(answer.words.split())
     if words:
         # Quoted as one JSON string: the user's words, never read as nehanda's own.
         quoted = json.dumps(words, ensure_ascii=False)
         why += f". The user's reply, in their own words: {quoted}"
-    return _Refused(use, why, Refusal("user", decision.reason, words))
+    return PermissionDenied(use, why, Refusal("user", decision.reason, words))
 
 
 def _picked(decision: Ask, answer: Answer) -> tuple[str, ...]:
@@ -226,7 +220,7 @@ def _offered_in_plan_mode(spec: ToolSpec) -> bool:
 
 def _refused(denied: PermissionDenied) -> ToolResult:
     use = denied.tool_use
-    refusal = denied.refusal if isinstance(denied, _Refused) else None
+    refusal = denied.refusal
     advice = _DO_AS_TOLD if refusal is not None and refusal.words else _DO_NOT_RETRY
     message = f"Permission denied: {use.name} was not run because {denied.reason}. {advice}"
     return ToolResult(use.id, cap_output(message), is_error=True, refusal=refusal)
