@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,10 +56,20 @@ def spawn(server: ScriptedServer, workspace: Path) -> Iterator[Any]:
         child.close(force=True)
 
 
+_SCREENS: weakref.WeakKeyDictionary[pexpect.spawn, tuple[pyte.Screen, pyte.Stream, list[int]]]
+_SCREENS = weakref.WeakKeyDictionary()
+
+
 def screen(child: pexpect.spawn) -> str:
-    """The terminal as the user sees it now: everything the REPL wrote, emulated."""
-    shown = pyte.Screen(100, 30)
-    pyte.Stream(shown).feed(child.logfile_read.getvalue())
+    """The terminal as the user sees it now: everything the REPL wrote, emulated (fed
+    what is new since the last look)."""
+    if child not in _SCREENS:
+        shown = pyte.Screen(100, 30)
+        _SCREENS[child] = (shown, pyte.Stream(shown), [0])
+    shown, stream, fed = _SCREENS[child]
+    written = child.logfile_read.getvalue()
+    stream.feed(written[fed[0] :])
+    fed[0] = len(written)
     return "\n".join(line.rstrip() for line in shown.display)
 
 
@@ -72,8 +83,8 @@ def wait_screen(child: pexpect.spawn, *texts: str) -> str:
         if drawn and all(text in with_output for text in texts):
             return with_output
         assert time.monotonic() < deadline, f"never shown: {texts}\n{with_output}"
-        with contextlib.suppress(pexpect.TIMEOUT):
-            child.expect(r"[\s\S]", timeout=0.1)
+        with contextlib.suppress(pexpect.TIMEOUT):  # all there is: a live turn writes a lot
+            child.read_nonblocking(1 << 20, timeout=0.1)
 
 
 def exchange(child: pexpect.spawn, line: str, *shown: str) -> None:
@@ -144,6 +155,64 @@ def test_shift_tab_cycles_the_mode_and_the_next_call_obeys(
         ("accept-edits", "plan", "shift-tab"),
         ("plan", "default", "shift-tab"),
     ]
+
+
+def type_keys(child: pexpect.spawn, text: str) -> None:
+    """Keys as a person types them: one at a time (keys arriving together with a newline
+    read as a paste)."""
+    delay, child.delaybeforesend = child.delaybeforesend, None
+    for char in text:
+        child.send(char)
+        time.sleep(0.01)
+    child.delaybeforesend = delay
+    time.sleep(0.2)
+
+
+def test_while_a_turn_runs_shift_tab_changes_the_mode_and_a_typed_line_is_sent_next(
+    spawn: Any, server: ScriptedServer
+) -> None:
+    server.stream("e2e_vllm_answer.sse", stall_before=4.0).stream("e2e_vllm_answer.sse")
+    child = spawn()
+    child.send("First question\r")
+    wait_screen(child, "waiting for q", "default permissions")
+    child.send(SHIFT_TAB)
+    wait_screen(child, "waiting for q", "⏵⏵ accept edits on")
+    type_keys(child, "Second question")
+    child.send("\r")
+    wait_screen(child, "waiting for q", "⏎ Second question")
+    child.expect_exact("> Second question")  # sent once the first turn has ended
+    child.expect("pip install widget")
+    child.expect_exact(PROMPT)
+    assert "⏵⏵ accept edits on" in wait_screen(child).splitlines()[-1]
+    leave(child)
+
+    asked = [body["messages"][-1]["content"] for body in bodies(server)]
+    assert asked == ["First question", "Second question"]
+    changes = [(r["mode"], r["by"]) for r in session_records() if r["type"] == "permission_mode"]
+    assert changes == [("accept-edits", "shift-tab")]
+
+
+def test_esc_stops_a_turn_and_what_was_typed_or_pasted_waits_in_the_next_prompt(
+    spawn: Any, server: ScriptedServer
+) -> None:
+    server.stream("e2e_vllm_answer.sse", stall_before=8.0)
+    child = spawn()
+    child.send("A slow question\r")
+    wait_screen(child, "waiting for q")
+    type_keys(child, "a draft")
+    child.send(" and a paste\rof two lines")  # one chunk with a newline: a paste
+    wait_screen(child, "> (1 line above) of two lines")
+    started = time.monotonic()
+    child.send("\x1b")
+    child.expect("interrupted")
+    assert time.monotonic() - started < 5, "Esc did not stop the turn"
+    shown = wait_screen(child, "> a draft and a paste", ". of two lines")
+    assert "⏎" not in shown
+    child.send("\x03")  # Ctrl-C clears the prompt's input
+    leave(child)
+
+    assert len(bodies(server)) == 1
+    assert "interrupted" in [r["type"] for r in session_records()]
 
 
 def test_permissions_mode_sets_it_it_outlives_a_model_switch_and_plan_refuses_writes(

@@ -15,6 +15,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import Coroutine
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
@@ -22,7 +23,14 @@ from nehanda import __version__
 from nehanda.cli.mcp_command import offer_approvals
 from nehanda.cli.picker import Choice, pick
 from nehanda.cli.repl_commands import Command, Invalid, help_sections, mode_line, parse
-from nehanda.cli.repl_input import Interrupted, LineReader, Reader, make_reader
+from nehanda.cli.repl_input import (
+    PROMPT,
+    Interrupted,
+    LineReader,
+    Reader,
+    TerminalReader,
+    make_reader,
+)
 from nehanda.cli.repl_lists import (
     model_choices,
     provider_choices,
@@ -31,6 +39,7 @@ from nehanda.cli.repl_lists import (
 )
 from nehanda.cli.session import ChatSession, open_session, reopen_session
 from nehanda.cli.session_start import SessionOptions
+from nehanda.cli.turn_keys import TurnKeys
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.permission_modes import next_in_cycle
 from nehanda.config.settings import (
@@ -138,11 +147,14 @@ class ScreenApprover:
 
     inner: Approver
     renderer: LiveRenderer
+    keys: TurnKeys | None = None
 
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
         self.renderer.pause()
         try:
-            return await NotingApprover(self.inner, self.renderer.diffs).ask(tool_use, decision)
+            with self.keys.paused() if self.keys else nullcontext():
+                noting = NotingApprover(self.inner, self.renderer.diffs)
+                return await noting.ask(tool_use, decision)
         finally:
             self.renderer.resume()
 
@@ -159,6 +171,10 @@ class Repl:
         self.reader = reader or make_reader(self.mode_line, self.cycle_mode, renderer.show_output)
         self.conversation, self.total = Tally(), Tally()
         self._task: asyncio.Future[Any] | None = None
+        self.keys: TurnKeys | None = None
+        if isinstance(self.reader, TerminalReader):
+            self.keys = TurnKeys(sys.stdin, self.cycle_mode, self._interrupt)
+            renderer.footer = self._footer
         self._adopt(chat)
 
     async def run(self) -> int:
@@ -176,7 +192,7 @@ class Repl:
         leaving_armed = False
         while True:
             try:
-                line = await self._guarded(self.reader.read())
+                line = self._queued() or await self._guarded(self.reader.read(self._typed()))
             except Interrupted:
                 if leaving_armed:
                     return
@@ -220,6 +236,21 @@ class Repl:
             raise Interrupted
         return task.result()
 
+    def _queued(self) -> str | None:
+        """The next prompt typed ahead during the turn that ended, shown as sent."""
+        if self.keys is None or not self.keys.typed.queued:
+            return None
+        line = self.keys.typed.queued.pop(0)
+        self.renderer.say(f"{PROMPT}{line}")
+        return line
+
+    def _typed(self) -> str:
+        """What the next prompt's input starts with: the line typed during the turn."""
+        if self.keys is None:
+            return ""
+        typed, self.keys.typed.line = self.keys.typed.line, ""
+        return typed
+
     def _interrupt(self) -> None:
         if self._task is not None:
             self._task.cancel()
@@ -227,6 +258,8 @@ class Repl:
     def _interrupted(self, command: Command | None) -> None:
         if command is None:
             self.chat.record_interruption()
+        if self.keys is not None:  # a stopped turn sends nothing more by itself
+            self.keys.typed.line = self.keys.typed.take_back()
         self.renderer.say("interrupted", "yellow")
 
     def _failed(self, message: str, command: Command | None) -> None:
@@ -235,7 +268,8 @@ class Repl:
         self.renderer.error(message)
 
     async def _turn(self, prompt: str) -> None:
-        with self.renderer.turn(self.chat.agent.model):
+        keys = self.keys.reading() if self.keys else nullcontext()
+        with keys, self.renderer.turn(self.chat.agent.model):
             async for event in self.chat.ask(prompt):
                 if isinstance(event, MessageEnd):
                     self.conversation.add(event.usage)
@@ -245,7 +279,7 @@ class Repl:
     def _adopt(self, chat: ChatSession) -> None:
         gate = chat.gate
         if not isinstance(gate.approver, ScreenApprover):
-            gate.approver = ScreenApprover(gate.approver, self.renderer)
+            gate.approver = ScreenApprover(gate.approver, self.renderer, self.keys)
         self.chat = chat
 
     def _banner(self) -> None:
@@ -272,6 +306,17 @@ class Repl:
     def mode_line(self) -> str:
         """The line under the prompt: the permission mode in force."""
         return mode_line(self.chat.gate.rules.mode)
+
+    def _footer(self) -> list[tuple[str, str]]:
+        """Under a running turn: the prompts queued, the line being typed, the mode."""
+        rows: list[tuple[str, str]] = []
+        if self.keys is not None:
+            rows += [(f"⏎ {line}", "dim") for line in self.keys.typed.queued]
+            if typed := self.keys.typed.line:
+                *above, last = typed.split("\n")
+                more = f"({len(above)} line{'s' if len(above) > 1 else ''} above) " if above else ""
+                rows.append((f"{PROMPT}{more}{last}", ""))
+        return [*rows, (self.mode_line(), "dim")]
 
     def cycle_mode(self) -> None:
         """Shift-Tab: the next mode of the cycle (never yolo), shown under the prompt."""

@@ -13,7 +13,9 @@ lines are read plainly from stdin, a trailing backslash joining the next line.
 Shift-Tab calls the REPL's ``cycle`` (the next permission mode) and redraws the line
 under the prompt, the ``toolbar`` text, which shows the mode while the user types.
 
-Nothing reads the terminal between prompts: the approval prompt has it to itself.
+While a turn runs, ``cli.turn_keys`` reads the keys (Shift-Tab, Esc, what is typed
+ahead, which the next prompt starts with); the approval prompt has the terminal to
+itself while it asks.
 """
 
 from __future__ import annotations
@@ -50,8 +52,9 @@ class Interrupted(Exception):
 
 
 class Reader(Protocol):
-    async def read(self) -> str | None:
-        """The next prompt; ``None`` at the end of input. Raises ``Interrupted``."""
+    async def read(self, typed: str = "") -> str | None:
+        """The next prompt, its input starting as ``typed``; ``None`` at the end of
+        input. Raises ``Interrupted``."""
         ...
 
 
@@ -106,9 +109,9 @@ class TerminalReader:
             style=Style.from_dict({"bottom-toolbar": "noreverse", "mode": "ansibrightblack"}),
         )
 
-    async def read(self) -> str | None:
+    async def read(self, typed: str = "") -> str | None:
         try:
-            return await self.session.prompt_async(PROMPT, handle_sigint=False)
+            return await self.session.prompt_async(PROMPT, default=typed, handle_sigint=False)
         except KeyboardInterrupt:
             raise Interrupted from None
         except EOFError:
@@ -190,8 +193,8 @@ class LineReader:
         self.prompt = prompt
         self._pending: asyncio.Future[str] | None = None
 
-    async def read(self) -> str | None:
-        lines: list[str] = []
+    async def read(self, typed: str = "") -> str | None:
+        lines: list[str] = []  # nothing is typed ahead where keys are not read one by one
         prompt = self.prompt
         while True:
             line = await self._line(prompt)

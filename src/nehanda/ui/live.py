@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
@@ -89,6 +89,8 @@ class LiveRenderer:
         self.collapsed_reasoning: list[str] = []
         self.activity: tuple[str, float] | None = None
         self.calls: list[ToolExecuted] = []  # the last prompt that ran tools ran these
+        # Lines (text, style) under the spinner while a turn runs: what is typed, the mode.
+        self.footer: Callable[[], list[tuple[str, str]]] | None = None
         self._first_call = True
         self._started = 0.0
         self._model = "the model"
@@ -333,6 +335,10 @@ class _LiveView:
             line = Text.assemble((frame, "cyan"), (f" {what} · {elapsed:.0f} s", "dim"))
             line.no_wrap, line.overflow = True, "ellipsis"
             yield line
+        for text, style in renderer.footer() if renderer.footer else ():
+            below = Text(printable(text), style)
+            below.no_wrap, below.overflow = True, "ellipsis"
+            yield below
 
 
 def markdown(text: str) -> Markdown:
