@@ -68,6 +68,30 @@ def test_no_with_words_sends_them_to_the_model_and_the_line_says_who_said_no(
     child.expect(pexpect.EOF)
 
 
+def test_keys_typed_ahead_during_the_reply_never_answer_the_approval_prompt(
+    spawn: Any, server: ScriptedServer, tmp_path: Path
+) -> None:
+    """A "y" typed while the model was still writing is the user's next prompt, not
+    their answer to a question they have not seen yet."""
+    server.stream(bash_call("touch marker.txt"), stall_before=1.5)
+    server.stream("e2e_vllm_answer.sse")
+    child = spawn()
+    child.expect_exact(PROMPT)
+    child.send("make a marker\r")
+    child.expect_exact("waiting for q")
+    for key in "yay":
+        child.send(key)
+    child.expect_exact("t = no, and tell the model what to do instead")
+    child.expect(pexpect.TIMEOUT, timeout=0.5)
+    assert not (tmp_path / "marker.txt").exists()
+    child.send("n")
+    child.expect_exact("you said no")
+    child.expect_exact(PROMPT)
+    assert not (tmp_path / "marker.txt").exists()
+    child.send("\x03/exit\r")  # Ctrl-C clears "yay", waiting in the prompt's input
+    child.expect(pexpect.EOF)
+
+
 def test_always_with_the_prefix_rule_kept_in_the_user_settings(
     spawn: Any, server: ScriptedServer, tmp_path: Path
 ) -> None:

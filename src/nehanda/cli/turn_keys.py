@@ -8,7 +8,8 @@ and queue nothing (a person's Enter arrives on its own).
 
 On a terminal only. For the turn the terminal reads keys one by one without echo
 (Ctrl-C still signals), read through prompt_toolkit's VT100 parser; the approval prompt
-has the terminal to itself while it asks (``paused``).
+has the terminal to itself while it asks (``paused``), and no key typed ahead before it
+appeared can answer it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
+import select
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -96,10 +98,14 @@ class TurnKeys:
 
     @contextmanager
     def paused(self) -> Iterator[None]:
-        """No key is read inside: someone else (the approval prompt) reads them."""
+        """No key is read inside: someone else (the approval prompt) reads them. Keys
+        pressed before are kept as typed, so that none answers the approval prompt."""
         if not self._reading:
             yield
             return
+        while self._reading and select.select([self._fd], [], [], 0)[0]:
+            self._readable()
+        self._parser.flush()
         self._stop()
         try:
             yield
