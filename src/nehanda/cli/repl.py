@@ -16,54 +16,43 @@ import signal
 import sys
 from collections.abc import Coroutine
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar, cast
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from nehanda import __version__
 from nehanda.cli.mcp_command import offer_approvals
-from nehanda.cli.picker import Choice, pick
-from nehanda.cli.repl_commands import Command, Invalid, help_sections, mode_line, parse
+from nehanda.cli.repl_commands import Command, Invalid, mode_line, parse
 from nehanda.cli.repl_input import (
     PROMPT,
     Interrupted,
-    LineReader,
     Reader,
     TerminalReader,
     make_reader,
 )
 from nehanda.cli.repl_lists import (
-    model_choices,
-    provider_choices,
     recent_lines,
-    session_choices,
 )
-from nehanda.cli.session import ChatSession, open_session, reopen_session
+from nehanda.cli.repl_slash import SlashCommands, Tally
+from nehanda.cli.session import ChatSession, open_session
 from nehanda.cli.session_start import SessionOptions
 from nehanda.cli.turn_keys import TurnKeys
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.permission_modes import next_in_cycle
 from nehanda.config.settings import (
-    Flags,
     load_settings,
     project_settings_path,
     user_settings_path,
 )
 from nehanda.config.trust import trust_folder
-from nehanda.engine.context import Budget, RequestCount
-from nehanda.engine.transcript import Session, find_session
+from nehanda.engine.transcript import Session
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd
 from nehanda.permissions.approver import Answer, Approver
 from nehanda.permissions.decision import Ask
-from nehanda.permissions.sandboxing import report
-from nehanda.providers.discovery import list_models
-from nehanda.providers.mode import Mode
-from nehanda.types import ToolUse, Usage
+from nehanda.types import ToolUse
 from nehanda.ui.approval import read_key
 from nehanda.ui.call_diffs import NotingApprover
 from nehanda.ui.live import LiveRenderer, make_console
-from nehanda.ui.permissions_view import MODE_MEANINGS, describe_permissions, describe_tools
-from nehanda.ui.summary import describe_compaction
 
 T = TypeVar("T")
 
@@ -111,35 +100,6 @@ async def _offer_trust(options: SessionOptions, renderer: LiveRenderer) -> None:
         renderer.say("no; its settings will be applied only in part")
 
 
-def context_rows(count: RequestCount, budget: Budget) -> list[tuple[str, str]]:
-    """What ``/context`` shows: each part's tokens and share of the window."""
-    free = max(budget.window - budget.reply_reserve - count.total, 0)
-    parts = [
-        ("system prompt", count.system),
-        ("tools", count.tools),
-        ("messages", count.messages),
-        ("kept for the reply", budget.reply_reserve),
-        ("free", free),
-    ]
-    return [(name, f"{tokens:,} ({tokens / budget.window:.0%})") for name, tokens in parts]
-
-
-@dataclass
-class Tally:
-    usage: Usage = field(default_factory=Usage)
-    requests: int = 0
-
-    def add(self, usage: Usage) -> None:
-        self.usage, self.requests = self.usage + usage, self.requests + 1
-
-    def __str__(self) -> str:
-        plural = "s" if self.requests != 1 else ""
-        return (
-            f"{self.usage.input_tokens:,} tokens in, {self.usage.output_tokens:,} out "
-            f"over {self.requests} request{plural}"
-        )
-
-
 @dataclass
 class ScreenApprover:
     """Asks through ``inner`` with the live display stopped, noting the calls asked about
@@ -170,19 +130,20 @@ class Repl:
         self.chat, self.options, self.renderer = chat, options, renderer
         self.reader = reader or make_reader(self.mode_line, self.cycle_mode, renderer.show_output)
         self.conversation, self.total = Tally(), Tally()
+        self.slash = SlashCommands(self)
         self._task: asyncio.Future[Any] | None = None
         self.keys: TurnKeys | None = None
         if isinstance(self.reader, TerminalReader):
             self.keys = TurnKeys(sys.stdin, self.cycle_mode, self._interrupt)
             renderer.footer = self._footer
-        self._adopt(chat)
+        self.adopt(chat)
 
     async def run(self) -> int:
         """Reads and runs prompts until the user leaves; the exit code."""
         asyncio.get_running_loop().add_signal_handler(signal.SIGINT, self._interrupt)
-        self._banner()
+        self.banner()
         if self.options.resume:
-            self._resumed(self.options.resume)
+            self.show_resumed(self.options.resume)
         self.renderer.say("/help lists the commands; Ctrl-D leaves.", "dim")
         await self._loop()
         self.renderer.say(f"session {self.chat.id} saved; nehanda --resume {self.chat.id}", "dim")
@@ -212,7 +173,7 @@ class Repl:
         if command is not None and command.name == "exit":
             return True
         try:
-            await self._guarded(self._turn(line) if command is None else self._command(command))
+            await self._guarded(self._turn(line) if command is None else self.slash.run(command))
         except Interrupted:
             self._interrupted(command)
         except NehandaError as exc:
@@ -276,23 +237,23 @@ class Repl:
                     self.total.add(event.usage)
                 self.renderer.handle(event)
 
-    def _adopt(self, chat: ChatSession) -> None:
+    def adopt(self, chat: ChatSession) -> None:
         gate = chat.gate
         if not isinstance(gate.approver, ScreenApprover):
             gate.approver = ScreenApprover(gate.approver, self.renderer, self.keys)
         self.chat = chat
 
-    def _banner(self) -> None:
+    def banner(self) -> None:
         self.renderer.say(f"nehanda {__version__} · session {self.chat.id}", "bold")
-        self._status()
+        self.show_status()
         self.renderer.say(f"settings: {user_settings_path()} (nehanda config)", "dim")
         for note in self.chat.notes:
             self.renderer.note(note)
 
-    def _status(self) -> None:
+    def show_status(self) -> None:
         self.renderer.say(str(self.chat.chosen()), "bold")
 
-    def _resumed(self, session: Session) -> None:
+    def show_resumed(self, session: Session) -> None:
         prompt = " ".join(session.first_prompt.split())[:60]
         replies = f"{session.turns} earlier repl{'y' if session.turns == 1 else 'ies'}"
         self.renderer.say(
@@ -320,151 +281,9 @@ class Repl:
 
     def cycle_mode(self) -> None:
         """Shift-Tab: the next mode of the cycle (never yolo), shown under the prompt."""
-        self._set_permission_mode(next_in_cycle(self.chat.gate.rules.mode), "shift-tab")
+        self.set_permission_mode(next_in_cycle(self.chat.gate.rules.mode), "shift-tab")
 
-    def _set_permission_mode(self, mode: PermissionMode, by: str) -> None:
+    def set_permission_mode(self, mode: PermissionMode, by: str) -> None:
         self.chat.set_permission_mode(mode, by)
         # A /clear or /resume later keeps the mode chosen, as a /model switch does.
         self.options = replace(self.options, permission_mode=mode, approve_all=False)
-
-    async def _pick(self, title: str, choices: list[Choice], current: str | None) -> Choice | None:
-        """The item picked; ``None`` if cancelled (or not on the list, which says so)."""
-        plain = isinstance(self.reader, LineReader)
-        try:
-            return await pick(title, choices, current, self.reader.read if plain else None)
-        except ValueError as exc:
-            self.renderer.error(str(exc))
-            return None
-
-    async def _command(self, command: Command) -> None:
-        handler = getattr(self, f"_cmd_{command.name}")
-        await handler(*command.args)
-
-    async def _cmd_help(self) -> None:
-        for title, rows in help_sections():
-            self.renderer.table(title, rows)
-
-    async def _cmd_model(self, name: str | None = None) -> None:
-        current = self.chat.agent.model
-        if name is None:
-            names = await list_models(self.chat.config)
-            if not names:
-                self._status()
-                self.renderer.say("its server lists no models; /model NAME switches to one")
-                return
-            title = f"Models at {self.chat.config.name}:"
-            picked = await self._pick(title, model_choices(names), current)
-            if picked is None or picked.value == current:
-                self._status()
-                return
-            name = picked.value
-        await self._switch(replace(self.options.flags, model=name))
-
-    async def _cmd_provider(self, name: str | None = None, model: str | None = None) -> None:
-        if name is None:
-            settings = load_settings(self.options.workspace, self.options.flags)
-            choices = provider_choices(settings, self.chat.config)
-            picked = await self._pick("Providers:", choices, self.chat.config.name)
-            if picked is None or picked.value == self.chat.config.name:
-                self._status()
-                if len(choices) == 1:
-                    self.renderer.say(f"more go under [providers.NAME] in {user_settings_path()}")
-                return
-            name = picked.value
-        # A new provider takes its address and default model from its settings entry.
-        await self._switch(replace(self.options.flags, provider=name, model=model, base_url=None))
-
-    async def _switch(self, flags: Flags, **changes: Any) -> None:
-        """The same conversation under other flags (and ``SessionOptions`` changes)."""
-        options = replace(self.options, flags=flags, **changes)
-        self._adopt(await reopen_session(self.chat, options))
-        self.options = options
-        self._status()
-
-    async def _cmd_mode(self, mode: str | None = None) -> None:
-        if mode == "auto":
-            await self._switch(self.options.flags, mode_override=None)
-            return
-        if mode is not None:
-            chosen: Mode = "native" if mode == "native" else "rescue"
-            self.chat.set_mode(chosen)
-            self.options = replace(self.options, mode_override=chosen)
-        self._status()
-
-    async def _cmd_tools(self) -> None:
-        gate = self.chat.gate
-        self.renderer.say(describe_tools(gate.specs, gate.rules, self.options.workspace))
-
-    async def _cmd_permissions(self, word: str | None = None, name: str = "") -> None:
-        gate = self.chat.gate
-        if word is None:
-            rules = gate.rules
-            self.renderer.say(describe_permissions(rules, report(self.chat.sandbox, rules)))
-            return
-        mode = cast("PermissionMode", name)
-        self._set_permission_mode(mode, "/permissions")
-        self.renderer.say(f"permission mode: {mode} ({MODE_MEANINGS[mode]})", "bold")
-        if mode == "yolo" and not gate.confined:
-            self.renderer.say("no kernel sandbox holds Bash: risky commands still ask", "yellow")
-
-    async def _cmd_mcp(self) -> None:
-        from nehanda.cli.mcp_command import describe_running
-
-        self.renderer.say(describe_running(self.chat.mcp))
-
-    async def _cmd_clear(self) -> None:
-        await self._new_conversation(None)
-
-    async def _cmd_resume(self, session_id: str | None = None) -> None:
-        if session_id is None:
-            choices = session_choices(self.options.workspace)
-            if not choices:
-                self.renderer.say(f"no sessions in {self.options.workspace} yet")
-                return
-            picked = await self._pick("Sessions in this folder:", choices, self.chat.id)
-            if picked is None:
-                return
-            session_id = picked.value
-        session = find_session(session_id)
-        await self._new_conversation(session)
-        self._resumed(session)
-
-    async def _new_conversation(self, resume: Session | None) -> None:
-        options = replace(self.options, resume=resume)
-        chat = await open_session(options)
-        await self.chat.close()
-        self._adopt(chat)
-        self.options, self.conversation = options, Tally()
-        self._banner()
-
-    async def _cmd_reasoning(self) -> None:
-        self.renderer.show_reasoning()
-
-    async def _cmd_output(self, number: str | None = None) -> None:
-        if number is not None and not (number.isascii() and number.isdigit()):
-            self.renderer.error(f"usage: /output [N], N the number of a call ({number!r} is not)")
-            return
-        self.renderer.show_output(None if number is None else int(number))
-
-    async def _cmd_context(self) -> None:
-        agent = self.chat.agent
-        count = agent.context_use()
-        if count is None or agent.context is None:
-            self.renderer.say("this conversation keeps no account of its context")
-            return
-        self.renderer.table(
-            f"Context: {count.total:,} of {agent.context.window:,} tokens (estimated)",
-            context_rows(count, agent.context.budget),
-        )
-
-    async def _cmd_compact(self, *focus: str) -> None:
-        done = await self.chat.compact(" ".join(focus))
-        if done is None:
-            self.renderer.say("nothing to compact: the conversation is only its latest turn")
-        else:
-            self.renderer.note(describe_compaction(done))
-
-    async def _cmd_cost(self) -> None:
-        self.renderer.say(f"this conversation: {self.conversation}")
-        if self.total.requests != self.conversation.requests:
-            self.renderer.say(f"since nehanda started: {self.total}")
