@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from cli_process import nehanda
-from scripted_server import ScriptedServer
+from scripted_server import Reply, ScriptedServer, fixture_body
 
 LOADING = '{"error": {"message": "model is loading"}}'
 
@@ -54,3 +54,30 @@ def test_no_server_on_this_machine_fails_at_once_on_one_line(
         f"error: vllm (model q): no server is running at {base}/chat/completions "
         "(connection refused); start it, or fix base_url"
     ]
+
+
+def test_ollamas_questions_at_start_say_when_they_retry(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    """Before the chat, nehanda asks Ollama about the model (/api/show); a retry of that
+    question is said while it waits, as a chat's is."""
+    json_type = {"Content-Type": "application/json"}
+    server.route("GET", "/api/tags", Reply(200, fixture_body("ollama_tags.json"), json_type))
+    server.error(503, LOADING, **{"Retry-After": "0.2"})  # the first /api/show
+    server.json("ollama_show_gemma_no_tools.json")
+    server.stream("ollama_chat_answer.ndjson", "application/x-ndjson")
+    ollama = ["--provider", "ollama", "--base-url", server.root_url, "--model", "gemma:2b"]
+    done = nehanda("run", "hi", *ollama, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("note: retrying in 0.2 s (HTTP 503, attempt 2 of 4)\n")
+    assert len(server.received("/api/show")) == 2
+
+    server.error(503, LOADING, **{"Retry-After": "0.1"})
+    server.json("ollama_show_gemma_no_tools.json")
+    server.stream("ollama_chat_answer.ndjson", "application/x-ndjson")
+    (tmp_path / "fresh").mkdir()
+    env = {"XDG_STATE_HOME": str(tmp_path / "fresh")}  # nothing remembered of the model
+    done = nehanda("run", "hi", *ollama, "--output", "stream-json", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[0])["type"] == "init"
+    assert "note: retrying in 0.1 s (HTTP 503, attempt 2 of 4)" in done.stderr

@@ -64,6 +64,7 @@ def run_repl(options: SessionOptions) -> int:
 
 async def _main(options: SessionOptions) -> int:
     renderer = LiveRenderer(make_console(), options.workspace)
+    options = replace(options, on_retry=renderer.handle)
     try:
         await _offer_trust(options, renderer)
         await offer_approvals(options.workspace, options.flags, renderer)

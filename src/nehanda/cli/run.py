@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nehanda.cli.session_start import SessionOptions, start_session
 from nehanda.errors import NehandaError
+from nehanda.events import Retrying
 
 if TYPE_CHECKING:
     from nehanda.cli.session import ChatSession
@@ -58,6 +59,16 @@ class _Report:
         if self._description is None:
             self._description, self._output = self._build()
         return self._description
+
+    def retrying(self, event: Retrying) -> None:
+        """A retry while the session starts, said on stderr (in stream-json, no event may
+        come before the ``init`` line)."""
+        if not self.json:
+            self.output().handle(event)
+            return
+        from nehanda.ui.summary import describe_retry
+
+        sys.stderr.write(f"note: {describe_retry(event)}\n")
 
     def _build(self) -> tuple[RunDescription, Output]:
         from nehanda.ui.json_output import JsonOutput, RunDescription
@@ -106,7 +117,7 @@ def _failed(report: _Report, message: str, code: int = 1) -> int:
 
 
 async def _run(options: RunOptions, report: _Report) -> RunFinished:
-    start = await start_session(options.session)
+    start = await start_session(replace(options.session, on_retry=report.retrying))
     # The first request is out: the rest of nehanda loads while the server answers.
     from nehanda.cli.session import open_session
     from nehanda.ui.call_diffs import NotingApprover

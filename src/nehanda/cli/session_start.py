@@ -11,6 +11,7 @@ first steps need.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
@@ -25,6 +26,7 @@ from nehanda.config.settings import (
 )
 from nehanda.config.trust import untrusted_note
 from nehanda.errors import NehandaError, with_hint
+from nehanda.events import Retrying
 from nehanda.fs import check_folders
 from nehanda.providers.base import Capabilities, Provider
 from nehanda.providers.factory import create_provider
@@ -43,6 +45,8 @@ class SessionOptions:
     permission_mode: PermissionMode | None = None
     resume: Session | None = None
     mode_override: Mode | None = None
+    # Hears of each retry of the start's own requests (Ollama's probes), as it happens.
+    on_retry: Callable[[Retrying], None] | None = None
 
 
 @dataclass
@@ -84,6 +88,8 @@ async def start_session(options: SessionOptions) -> SessionStart:
         provider = create_provider(config)
     except NehandaError as exc:
         _raise_with_trust_hint(exc, settings, trust_note)
+    if isinstance(provider, HTTPProvider):
+        provider.on_retry = options.on_retry
     asked = asyncio.create_task(provider.capabilities(config.model or ""))
     try:
         await _until_sent(provider, asked)

@@ -281,11 +281,17 @@ async def request_json(
     headers: Mapping[str, str] | None = None,
     timeout: httpx.Timeout | None = None,
     retry: RetryPolicy | None = None,
+    on_retry: Callable[[Retrying], None] | None = None,
 ) -> Any:
-    """The parsed JSON answer to one request, with ``open_stream``'s retries and errors."""
-    async with open_stream(
+    """The parsed JSON answer to one request, with ``open_stream``'s retries and errors;
+    ``on_retry`` hears of each retry before its wait."""
+    exchange = open_stream(
         client, target, payload, method=method, headers=headers, timeout=timeout, retry=retry
-    ) as body:
+    )
+    async for retrying in exchange.send():
+        if on_retry is not None:
+            on_retry(retrying)
+    async with exchange as body:
         raw = b"".join([chunk async for chunk in body])
     try:
         return json.loads(raw)
@@ -316,6 +322,8 @@ class HTTPProvider:
         # Set once a request has been sent whole: a session asks its first question, then
         # loads the rest of itself while the server answers.
         self.request_sent = asyncio.Event()
+        # Hears of the retries of requests outside a stream (Ollama's probes at start).
+        self.on_retry: Callable[[Retrying], None] | None = None
         self._client = client or new_client(config.base_url, self._timeout, self.request_sent.set)
         self._retry = retry or RetryPolicy(max_retries=config.max_retries)
 
@@ -326,6 +334,10 @@ class HTTPProvider:
     @property
     def type(self) -> str:
         return self._config.type
+
+    def announce_retry(self, event: Retrying) -> None:
+        if self.on_retry is not None:
+            self.on_retry(event)
 
     async def aclose(self) -> None:
         if self._owns_client:

@@ -237,7 +237,12 @@ class OllamaProvider(HTTPProvider):
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._cap = config.context_cap or profile_for(config.type).context_cap
         self._info = OllamaModelInfo(
-            config, self._client, store=store, headers=self._headers, retry=self._retry
+            config,
+            self._client,
+            store=store,
+            headers=self._headers,
+            retry=self._retry,
+            on_retry=self.announce_retry,
         )
         self._warned: set[str] = set()
         self._rendered = RenderedMessages()

@@ -12,7 +12,7 @@ asked about in every process: it may have been deleted, and ``/api/show`` says s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -20,6 +20,7 @@ import httpx
 
 from nehanda.config.settings import ProviderConfig
 from nehanda.errors import ProviderConnectionError, ProviderStatusError, with_hint
+from nehanda.events import Retrying
 from nehanda.providers.base import Capabilities
 from nehanda.providers.http import RetryPolicy, request_json
 from nehanda.providers.http_errors import Target, redact_url
@@ -86,12 +87,14 @@ class OllamaModelInfo:
         store: ToolSupportCache | None = None,
         headers: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
+        on_retry: Callable[[Retrying], None] | None = None,
     ) -> None:
         self._config = config
         self._client = client
         self._store = store or ToolSupportCache()
         self._headers = headers
         self._retry = retry
+        self._on_retry = on_retry
         self._known: dict[str, Capabilities] = {}
 
     async def capabilities(self, model: str) -> Capabilities:
@@ -126,4 +129,5 @@ class OllamaModelInfo:
             headers=self._headers,
             retry=self._retry,
             timeout=self._client.timeout,
+            on_retry=self._on_retry,
         )
