@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -38,9 +37,17 @@ from nehanda.tools.base import Tool
 from nehanda.tools.output import cap_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
+from nehanda.ui.screen_fit import fit, pages, row_count
+from nehanda.ui.shown_text import (
+    BlankLines,
+    abbreviated,
+    collapse_blank_lines,
+    escape_hidden,
+    hidden,
+    shown_line,
+)
 
-MAX_DIFF_LINES = 200
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+MAX_DIFF_LINES = 5000  # of a diff with its blank runs collapsed; v pages through them
 
 
 _SAID_NO = "the user said no"
@@ -51,7 +58,8 @@ class TerminalApprover:
     """Asks on ``output`` and reads keys from ``input`` (a terminal, or a test's fake).
 
     ``user_settings``: the settings file "always" may keep a rule in; ``project``: the
-    project's settings file is offered too, while the workspace is trusted.
+    project's settings file is offered too, while the workspace is trusted; ``size``: the
+    terminal's columns and rows, measured on ``output`` at each question when None.
     """
 
     input: IO[str]
@@ -59,13 +67,21 @@ class TerminalApprover:
     workspace: Path
     user_settings: Path | None = None
     project: bool = False
+    size: tuple[int, int] | None = None
 
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        self.output.write(describe_request(tool_use, decision, self.workspace))
+        shown = shown_request(tool_use, decision, self.workspace)
+        columns, rows = self.screen()
         choices = "y = yes, n = no, t = no, and tell the model what to do instead"
-        choices += _always_choice(self, decision)
+        choices += _always_choice(self, decision, columns)
+        view = fitted_request(shown, columns, rows, f"Run it? ({choices}, v = view all) ")
+        if view.whole:
+            question = f"Run it? ({choices}) "
+        else:
+            question = f"Run it? ({choices}, v = view it all) "
+        self.output.write(view.text)
         while True:
-            self.output.write(f"Run it? ({escape_hidden(choices)}) ")
+            self.output.write(question)
             self.output.flush()
             key = (await read_key(self.input)).lower()
             if key == "y":
@@ -81,7 +97,32 @@ class TerminalApprover:
             if key in ("n", "\x1b", "\x04", ""):
                 self.output.write("no\n")
                 return Answer(run=False, reason=_SAID_NO)
+            if key == "v" and not view.whole:
+                self.output.write("view all\n")
+                await self._page(shown, columns, rows)
+                self.output.write(view.text)
+                continue
             self.output.write("\n")
+
+    async def _page(self, shown: ShownRequest, columns: int, rows: int) -> None:
+        """The whole request, a screenful at a time; q or Esc goes back to the question."""
+        for page in pages(shown.body, columns, rows, [shown.reason]):
+            self.output.write("\n".join(page))
+            self.output.flush()
+            key = await read_key(self.input)
+            self.output.write("\n")
+            if key not in (" ", "\r", "\n", "j"):
+                return
+
+    def screen(self) -> tuple[int, int]:
+        """The terminal's columns and rows (``size`` when set; 80 by 24 if unknown)."""
+        if self.size is not None:
+            return self.size
+        try:
+            measured = os.get_terminal_size(self.output.fileno())
+        except (AttributeError, OSError, ValueError):
+            return 80, 24
+        return measured.columns or 80, measured.lines or 24
 
     async def _no_with_words(self) -> Answer:
         self.output.write("no; tell the model (Enter sends, Esc for a plain no): ")
@@ -106,11 +147,12 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
     """The rules picked (kept where the user said), or None to go back to the prompt."""
     offered = [decision.broader, decision.suggestions] if decision.broader else []
     rules = decision.suggestions
+    columns = prompt.screen()[0]
     if offered:
         lines = ["Always allow:"]
         notes = ("  (commands that start so)", "  (this command only)")
         for number, (rule_set, note) in enumerate(zip(offered, notes, strict=True), 1):
-            lines.append(f"  {number} = {escape_hidden(' and '.join(rule_set))}{note}")
+            lines.append(f"  {number} = {_rules(rule_set, 2 * columns)}{note}")
         prompt.output.write("\n".join(lines) + "\n")
         picked = await _key(prompt, "Which? (1, 2; Esc = back) ", {"1": "1", "2": "2"})
         if picked is None:
@@ -120,7 +162,7 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
     if len(places) > 1:
         keys = {key: key for key in places}
         choices = ", ".join(f"{key} = {where}" for key, (where, _) in places.items())
-        prompt.output.write(f"Keep {escape_hidden(' and '.join(rules))}: {choices}\n")
+        prompt.output.write(f"Keep {_rules(rules, 2 * columns)}: {choices}\n")
         where = await _key(prompt, f"Where? ({', '.join(keys)}; Esc = back) ", keys)
         if where is None:
             return None
@@ -128,13 +170,19 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
     return rules
 
 
-def _always_choice(prompt: TerminalApprover, decision: Ask) -> str:
+def _always_choice(prompt: TerminalApprover, decision: Ask, columns: int) -> str:
     if not decision.suggestions:
         return ""
     if decision.broader:
         return ", a = always allow (pick the rule)"
     session = "" if len(_places(prompt, decision.suggestions)) > 1 else " this session"
-    return f", a = always allow {' and '.join(decision.suggestions)}{session}"
+    return f", a = always allow {_rules(decision.suggestions, columns)}{session}"
+
+
+def _rules(rules: tuple[str, ...], limit: int) -> str:
+    """Rules as the prompt names them: escaped, collapsed, and cut short (saying so) when
+    longer than ``limit``: an exact rule holds a whole command, shown above it in full."""
+    return abbreviated(shown_line(" and ".join(rules)), limit)
 
 
 def _places(prompt: TerminalApprover, rules: tuple[str, ...]) -> dict[str, tuple[str, Path | None]]:
@@ -265,7 +313,7 @@ def _edit(typed: list[str], char: str, echo: IO[str]) -> None:
     elif char == "\x15":
         echo.write("\b \b" * len(typed))
         typed.clear()
-    elif not _hidden(char) or char == " ":
+    elif not hidden(char) or char == " ":
         typed.append(char)
         echo.write(char)
 
@@ -299,22 +347,73 @@ async def _next_bytes(descriptor: int) -> bytes:
     return os.read(descriptor, 256)
 
 
+@dataclass(frozen=True)
+class ShownRequest:
+    """A call as the prompt shows it: the tool's ``name``, the call (``body``: a command's
+    lines, a diff, or the arguments), escaped and collapsed, and ``reason``, why it asks."""
+
+    name: str
+    body: list[str]
+    reason: str
+
+    def lines(self) -> list[str]:
+        """Everything, whole."""
+        return [f"nehanda wants to run {self.name}:", *self.body, self.reason]
+
+
+@dataclass(frozen=True)
+class View:
+    """What is printed above the question; ``whole``: nothing of the call is left out."""
+
+    text: str
+    whole: bool
+
+
 def describe_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> str:
-    """What the prompt shows: the call in full, and why it needs approval."""
-    lines = [f"\nnehanda wants to run {escape_hidden(tool_use.name)}:"]
+    """What the prompt shows on a screen tall enough: the call in full, and why it asks."""
+    return _whole(shown_request(tool_use, decision, workspace))
+
+
+def shown_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> ShownRequest:
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is not None and tool.command_argument is not None:
         command = str(tool_use.input.get(tool.command_argument, ""))
-        lines += [f"  $ {escape_hidden(line)}" for line in command.split("\n")]
+        body = _command_lines(command)
     elif tool is not None and tool.diff is not None:
-        lines += [escape_hidden(line, keep="\t") for line in _diff(tool, tool_use, workspace)]
+        body = _diff(tool, tool_use, workspace)
     else:
-        lines += [
-            f"  {escape_hidden(str(key))}: {escape_hidden(str(value))}"
+        body = [
+            f"  {shown_line(str(key))}: {shown_line(str(value))}"
             for key, value in tool_use.input.items()
         ]
-    lines.append(f"It asks because {escape_hidden(decision.reason)}.")
-    return "\n".join(lines) + "\n"
+    reason = f"It asks because {shown_line(decision.reason)}."
+    return ShownRequest(shown_line(tool_use.name), body, reason)
+
+
+def fitted_request(shown: ShownRequest, columns: int, rows: int, question: str) -> View:
+    """``shown`` as it fits above ``question`` on a screen of ``columns`` by ``rows``: whole,
+    or, with the title saying so, the call's first and last rows and the reason cut short."""
+    whole = _whole(shown)
+    if row_count(whole.split("\n"), columns) + row_count([question], columns) <= rows - 1:
+        return View(whole, whole=True)
+    size = "1 line, wider" if len(shown.body) == 1 else f"{len(shown.body)} lines, taller"
+    title = f"nehanda wants to run {shown.name} ({size} than the screen: v shows it all):"
+    reason = abbreviated(shown.reason, 2 * columns)
+    around = [title, reason, question]
+    room = rows - 2 - row_count(around, columns)
+    body = fit(shown.body, room, columns)
+    return View("\n" + "\n".join([title, *body, reason]) + "\n", whole=False)
+
+
+def _whole(shown: ShownRequest) -> str:
+    return "\n" + "\n".join(shown.lines()) + "\n"
+
+
+def _command_lines(command: str) -> list[str]:
+    return [
+        f"  {line.text()}" if isinstance(line, BlankLines) else f"  $ {shown_line(line)}"
+        for line in collapse_blank_lines(command.split("\n"))
+    ]
 
 
 def _diff(tool: Tool, tool_use: ToolUse, workspace: Path) -> list[str]:
@@ -322,21 +421,13 @@ def _diff(tool: Tool, tool_use: ToolUse, workspace: Path) -> list[str]:
     try:
         lines = tool.diff(tool_use.input, workspace) if tool.diff else []
     except (ToolError, ValueError) as error:
-        return [f"  {raw}", f"  (no diff to show: {error})"]
-    return cap_lines(lines, MAX_DIFF_LINES).split("\n") if lines else [f"  {raw}: no change"]
-
-
-def escape_hidden(text: str, keep: str = "") -> str:
-    """``text`` with every character that would not show as itself written escaped."""
-    return "".join(
-        char if char == " " or char in keep or not _hidden(char) else _escape(char) for char in text
-    )
-
-
-def _hidden(char: str) -> bool:
-    category = unicodedata.category(char)
-    return category in _HIDDEN_CATEGORIES or category.startswith("Z")
-
-
-def _escape(char: str) -> str:
-    return char.encode("unicode_escape").decode("ascii")
+        return [f"  {shown_line(raw)}", f"  (no diff to show: {shown_line(str(error))})"]
+    if not lines:
+        return [f"  {shown_line(raw)}: no change"]
+    shown = [
+        line.text()
+        if isinstance(line, BlankLines)
+        else escape_hidden(line[:1]) + shown_line(line[1:], "\t")
+        for line in collapse_blank_lines(lines, margin=1)
+    ]
+    return cap_lines(shown, MAX_DIFF_LINES).split("\n")

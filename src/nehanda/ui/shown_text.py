@@ -1,0 +1,172 @@
+"""Text a model wrote, made safe and readable for a person to judge: pure, no I/O.
+
+A call shown for approval must show all of itself, and nothing in it may hide the rest.
+``escape_hidden`` writes escaped every character that would not show as itself (control,
+zero-width, direction-changing and separator characters, blank look-alikes such as the
+Hangul fillers, variation selectors that carry no emoji). ``shown_line`` also collapses
+what could push the rest of a line out of view: a run of spaces and tabs longer than real
+code aligns with (``⟨5000 spaces⟩``; leading indentation up to ``MAX_INDENT`` shows as is),
+one character repeated wider than a separator line (``⟨300 × \\n⟩``), and combining marks
+stacked deeper than writing uses (they would draw over the lines around; the extra ones
+are written escaped). ``collapse_blank_lines`` turns a run of blank lines into one
+``BlankLines`` with its count. Every marker says what it stands for and how many, so
+nothing written is lost: only its length changes.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+MAX_INNER_BLANKS = 16  # spaces or tabs between words: aligned comments and tables show as is
+MAX_INDENT = 40  # leading indentation: ten levels of four
+MAX_REPEAT = 80  # one character repeated: a separator line of 80 ``=`` shows as is
+MAX_BLANK_LINES = 2  # blank lines in a row shown as they are; a longer run is one marker
+MAX_MARKS = 2  # combining marks on one character (Vietnamese stacks two)
+BLANKS = " \t"
+
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
+_MARKS = frozenset({"Mn", "Me"})
+_EMOJI_SELECTORS = frozenset({"\ufe0e", "\ufe0f"})
+# Letters and symbols that draw nothing: text made of them looks blank, or like less.
+_BLANK_LOOKING = frozenset(
+    {"\u034f", "\u115f", "\u1160", "\u17b4", "\u17b5", "\u2800", "\u3164", "\uffa0"}
+)
+_RUN = re.compile(r"[ \t]+|(.)\1*", re.DOTALL)
+_NAMES = {" ": "space", "\t": "tab"}
+
+
+@dataclass(frozen=True)
+class BlankLines:
+    """``count`` blank lines in a row, each starting with ``prefix`` (a diff's ``+``)."""
+
+    count: int
+    prefix: str = ""
+
+    def text(self) -> str:
+        return f"{self.prefix}⋮ {self.count} blank lines"
+
+
+def escape_hidden(text: str, keep: str = "") -> str:
+    """``text`` with every character that would not show as itself written escaped."""
+    return "".join(
+        char if char == " " or char in keep or not hidden(char) else _escape(char) for char in text
+    )
+
+
+def hidden(char: str) -> bool:
+    """Whether ``char`` draws nothing, or something other than itself, on a terminal."""
+    category = unicodedata.category(char)
+    if category in _HIDDEN_CATEGORIES or category.startswith("Z") or char in _BLANK_LOOKING:
+        return True
+    return _selector(char) and char not in _EMOJI_SELECTORS
+
+
+def shown_line(text: str, keep: str = "") -> str:
+    """One line as the prompt shows it: escaped (``keep``: characters shown as they are),
+    with its long runs collapsed into markers that say what they hold."""
+    pieces: list[str] = []
+    marks = 0
+    for run in _RUN.finditer(text):
+        chars = run.group()
+        if (marker := _marker(chars, run.start() == 0, keep)) is not None:
+            pieces.append(marker)
+            marks = 0
+            continue
+        for char in chars:
+            piece, marks = _shown_char(char, marks, keep)
+            pieces.append(piece)
+    return "".join(pieces)
+
+
+def collapse_blank_lines(lines: Iterable[str], margin: int = 0) -> list[str | BlankLines]:
+    """``lines``, with each run of more than ``MAX_BLANK_LINES`` blank ones (nothing but
+    spaces and tabs after their first ``margin`` characters, which they share) made one
+    ``BlankLines``."""
+    out: list[str | BlankLines] = []
+    run: list[str] = []
+
+    def close() -> None:
+        if len(run) > MAX_BLANK_LINES:
+            out.append(BlankLines(len(run), run[0][:margin]))
+        else:
+            out.extend(run)
+        run.clear()
+
+    for line in lines:
+        blank = len(line) >= margin and not line[margin:].strip(BLANKS)
+        if not blank or (run and line[:margin] != run[0][:margin]):
+            close()
+        if blank:
+            run.append(line)
+        else:
+            out.append(line)
+    close()
+    return out
+
+
+def width(text: str) -> int:
+    """The columns ``text`` (escaped, with no tabs) takes on a terminal."""
+    return sum(char_width(char) for char in text)
+
+
+def char_width(char: str) -> int:
+    if unicodedata.category(char) in _MARKS:
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def _marker(chars: str, leading: bool, keep: str) -> str | None:
+    if chars[0] in BLANKS:
+        limit = MAX_INDENT if leading else MAX_INNER_BLANKS
+        return _blanks_marker(chars) if len(chars) > limit else None
+    one = chars[0] if chars[0] in keep else _escape(chars[0]) if _drawn_oddly(chars[0]) else None
+    shown = one if one is not None else chars[0]
+    if len(chars) * len(shown) <= MAX_REPEAT:
+        return None
+    return f"⟨{len(chars)} × {shown}⟩"
+
+
+def _blanks_marker(chars: str) -> str:
+    kinds = sorted((chars.index(char), char) for char in BLANKS if char in chars)
+    return "⟨" + ", ".join(_plural(chars.count(char), _NAMES[char]) for _, char in kinds) + "⟩"
+
+
+def _plural(count: int, name: str) -> str:
+    return f"{count} {name}" + ("" if count == 1 else "s")
+
+
+def _shown_char(char: str, marks: int, keep: str) -> tuple[str, int]:
+    """How ``char`` shows after ``marks`` combining marks on the same character."""
+    if char == " " or char in keep:
+        return char, 0
+    if hidden(char):
+        return _escape(char), 0
+    if unicodedata.category(char) in _MARKS or _selector(char):
+        return (char, marks + 1) if marks < MAX_MARKS else (_escape(char), marks)
+    return char, 0
+
+
+def _drawn_oddly(char: str) -> bool:
+    return char in BLANKS or hidden(char) or unicodedata.category(char) in _MARKS
+
+
+def _selector(char: str) -> bool:
+    point = ord(char)
+    return 0xFE00 <= point <= 0xFE0F or 0xE0100 <= point <= 0xE01EF
+
+
+def _escape(char: str) -> str:
+    return char.encode("unicode_escape").decode("ascii")
+
+
+def abbreviated(text: str, limit: int) -> str:
+    """``text`` (shown) whole if it is at most ``limit`` characters, else its two ends
+    with a marker counting the characters left out between them."""
+    if len(text) <= limit:
+        return text
+    keep = max(limit - 24, 8)
+    head, tail = text[: keep - keep // 3], text[len(text) - keep // 3 :]
+    return f"{head}⟨… {len(text) - len(head) - len(tail)} characters …⟩{tail}"
