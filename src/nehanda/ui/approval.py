@@ -1,20 +1,30 @@
 """Asking the user whether a tool call may run: a one-key prompt on the terminal.
 
-The prompt shows exactly what would run: a command as written, with hidden
-characters (control, zero-width and direction-changing characters) shown escaped, or
-the file and a unified diff of the change for Edit and Write. ``y`` runs the call,
-``n`` refuses it, ``t`` refuses it and reads a line the model gets as the user's reason
-("no, use uv run pytest instead"; Esc or an empty line makes it a plain no), ``a``
-runs it and adds rules. ``TerminalApprover`` implements ``permissions.approver.Approver``.
+The prompt shows exactly what would run: a command as written, the file and a unified
+diff of the change for Edit and Write, or an MCP tool's arguments (``ui.approval_view``
+builds it), all of it through ``ui.shown_text``: hidden characters written escaped, and
+padding (a run of blank lines, of spaces, of one character) collapsed into a marker that
+counts it, so that nothing can push the rest out of view. A call still taller or wider
+than the terminal (``ui.screen_fit``) says so in its first line and shows its first and
+last rows, with a line naming the lines left out between them; ``v`` pages through all
+of it (Space for the next page, any other key back to the question, which never counts
+as an answer), in the terminal itself rather than through ``$PAGER``: nothing to start
+or set up, the same in the REPL and in ``nehanda run``, and every key stays the
+prompt's. ``y`` runs the call, ``n`` refuses it, ``t`` refuses it and reads a line the
+model gets as the user's reason ("no, use uv run pytest instead"; Esc or an empty line
+makes it a plain no), ``a`` runs it and adds rules. ``TerminalApprover`` implements
+``permissions.approver.Approver``.
 
-"Always" offers the rules the decision suggests, each shown in full: the prefix rules
-(``Ask.broader``: ``Bash(npm run test:*)``) where a part of the command has one, and
-the exact ones. Then where to keep those picked: for this session only, in the user's
-settings file, or in the project's, offered only while the workspace is trusted (trust
-is bound to that file's content, so it is renewed for the rule the user just added). A
-rule is saved through ``config.writer``, which keeps the file's comments and layout; one
-that cannot be saved still holds for the session, and the prompt says why. Esc at
-either question goes back to the prompt.
+"Always" offers the rules the decision suggests, each shown in full (but for one longer
+than about the terminal's width, whose middle is cut, saying how much: an exact rule
+holds the whole command, shown above): the prefix rules (``Ask.broader``:
+``Bash(npm run test:*)``) where a part of the command has one, and the exact ones. Then
+where to keep those picked: for this session only, in the user's settings file, or in
+the project's, offered only while the workspace is trusted (trust is bound to that
+file's content, so it is renewed for the rule the user just added). A rule is saved
+through ``config.writer``, which keeps the file's comments and layout; one that cannot
+be saved still holds for the session, and the prompt says why. Esc at either question
+goes back to the prompt.
 """
 
 from __future__ import annotations
@@ -29,26 +39,15 @@ from typing import IO
 from nehanda.config.settings import project_settings_path
 from nehanda.config.trust import is_trusted, trust_folder
 from nehanda.config.writer import add_permission_rule
-from nehanda.errors import ConfigError, ToolError
+from nehanda.errors import ConfigError
 from nehanda.permissions.approver import Answer
 from nehanda.permissions.decision import Ask
 from nehanda.permissions.rules import parse_rule
-from nehanda.tools.base import Tool
-from nehanda.tools.output import cap_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
-from nehanda.ui.screen_fit import fit, pages, row_count
-from nehanda.ui.shown_text import (
-    BlankLines,
-    abbreviated,
-    collapse_blank_lines,
-    escape_hidden,
-    hidden,
-    shown_line,
-)
-
-MAX_DIFF_LINES = 5000  # of a diff with its blank runs collapsed; v pages through them
-
+from nehanda.ui.approval_view import ShownRequest, fitted_request, shown_request
+from nehanda.ui.screen_fit import pages
+from nehanda.ui.shown_text import abbreviated, hidden, shown_line
 
 _SAID_NO = "the user said no"
 
@@ -345,89 +344,3 @@ async def _next_bytes(descriptor: int) -> bytes:
     finally:
         loop.remove_reader(descriptor)
     return os.read(descriptor, 256)
-
-
-@dataclass(frozen=True)
-class ShownRequest:
-    """A call as the prompt shows it: the tool's ``name``, the call (``body``: a command's
-    lines, a diff, or the arguments), escaped and collapsed, and ``reason``, why it asks."""
-
-    name: str
-    body: list[str]
-    reason: str
-
-    def lines(self) -> list[str]:
-        """Everything, whole."""
-        return [f"nehanda wants to run {self.name}:", *self.body, self.reason]
-
-
-@dataclass(frozen=True)
-class View:
-    """What is printed above the question; ``whole``: nothing of the call is left out."""
-
-    text: str
-    whole: bool
-
-
-def describe_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> str:
-    """What the prompt shows on a screen tall enough: the call in full, and why it asks."""
-    return _whole(shown_request(tool_use, decision, workspace))
-
-
-def shown_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> ShownRequest:
-    tool = BUILTIN_TOOLS.get(tool_use.name)
-    if tool is not None and tool.command_argument is not None:
-        command = str(tool_use.input.get(tool.command_argument, ""))
-        body = _command_lines(command)
-    elif tool is not None and tool.diff is not None:
-        body = _diff(tool, tool_use, workspace)
-    else:
-        body = [
-            f"  {shown_line(str(key))}: {shown_line(str(value))}"
-            for key, value in tool_use.input.items()
-        ]
-    reason = f"It asks because {shown_line(decision.reason)}."
-    return ShownRequest(shown_line(tool_use.name), body, reason)
-
-
-def fitted_request(shown: ShownRequest, columns: int, rows: int, question: str) -> View:
-    """``shown`` as it fits above ``question`` on a screen of ``columns`` by ``rows``: whole,
-    or, with the title saying so, the call's first and last rows and the reason cut short."""
-    whole = _whole(shown)
-    if row_count(whole.split("\n"), columns) + row_count([question], columns) <= rows - 1:
-        return View(whole, whole=True)
-    size = "1 line, wider" if len(shown.body) == 1 else f"{len(shown.body)} lines, taller"
-    title = f"nehanda wants to run {shown.name} ({size} than the screen: v shows it all):"
-    reason = abbreviated(shown.reason, 2 * columns)
-    around = [title, reason, question]
-    room = rows - 2 - row_count(around, columns)
-    body = fit(shown.body, room, columns)
-    return View("\n" + "\n".join([title, *body, reason]) + "\n", whole=False)
-
-
-def _whole(shown: ShownRequest) -> str:
-    return "\n" + "\n".join(shown.lines()) + "\n"
-
-
-def _command_lines(command: str) -> list[str]:
-    return [
-        f"  {line.text()}" if isinstance(line, BlankLines) else f"  $ {shown_line(line)}"
-        for line in collapse_blank_lines(command.split("\n"))
-    ]
-
-
-def _diff(tool: Tool, tool_use: ToolUse, workspace: Path) -> list[str]:
-    raw = str(tool_use.input.get(tool.path_argument or "", ""))
-    try:
-        lines = tool.diff(tool_use.input, workspace) if tool.diff else []
-    except (ToolError, ValueError) as error:
-        return [f"  {shown_line(raw)}", f"  (no diff to show: {shown_line(str(error))})"]
-    if not lines:
-        return [f"  {shown_line(raw)}: no change"]
-    shown = [
-        line.text()
-        if isinstance(line, BlankLines)
-        else escape_hidden(line[:1]) + shown_line(line[1:], "\t")
-        for line in collapse_blank_lines(lines, margin=1)
-    ]
-    return cap_lines(shown, MAX_DIFF_LINES).split("\n")

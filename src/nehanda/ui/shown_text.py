@@ -8,9 +8,10 @@ what could push the rest of a line out of view: a run of spaces and tabs longer 
 code aligns with (``⟨5000 spaces⟩``; leading indentation up to ``MAX_INDENT`` shows as is),
 one character repeated wider than a separator line (``⟨300 × \\n⟩``), and combining marks
 stacked deeper than writing uses (they would draw over the lines around; the extra ones
-are written escaped). ``collapse_blank_lines`` turns a run of blank lines into one
-``BlankLines`` with its count. Every marker says what it stands for and how many, so
-nothing written is lost: only its length changes.
+are written escaped). The markers' own characters (``⟨⟩⋮⋯``) are written escaped when the
+text holds them, so that no marker can be forged. ``collapse_blank_lines`` turns a run
+of blank lines into one ``BlankLines`` with its count. Every marker says what it stands
+for and how many, so nothing written is lost: only its length changes.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ _EMOJI_SELECTORS = frozenset({"\ufe0e", "\ufe0f"})
 _BLANK_LOOKING = frozenset(
     {"\u034f", "\u115f", "\u1160", "\u17b4", "\u17b5", "\u2800", "\u3164", "\uffa0"}
 )
+# The prompt's own marks: written escaped when a model writes them, so none can be forged.
+_MARKS_OF_OURS = frozenset("⟨⟩⋮⋯")
 _RUN = re.compile(r"[ \t]+|(.)\1*", re.DOTALL)
 _NAMES = {" ": "space", "\t": "tab"}
 
@@ -107,12 +110,20 @@ def collapse_blank_lines(lines: Iterable[str], margin: int = 0) -> list[str | Bl
     return out
 
 
-def width(text: str) -> int:
-    """The columns ``text`` (escaped, with no tabs) takes on a terminal."""
-    return sum(char_width(char) for char in text)
+def shown_diff(lines: Iterable[str]) -> list[str]:
+    """A unified diff's lines as a person reads them: each shown past its first character
+    (``+``, ``-``, `` ``, ``@``), which starts its indentation, tabs kept; runs of blank
+    added, removed or kept lines made one line each."""
+    return [
+        line.text()
+        if isinstance(line, BlankLines)
+        else escape_hidden(line[:1]) + shown_line(line[1:], "\t")
+        for line in collapse_blank_lines(lines, margin=1)
+    ]
 
 
 def char_width(char: str) -> int:
+    """The columns ``char`` (shown: no control character) takes on a terminal."""
     if unicodedata.category(char) in _MARKS:
         return 0
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
@@ -122,8 +133,8 @@ def _marker(chars: str, leading: bool, keep: str) -> str | None:
     if chars[0] in BLANKS:
         limit = MAX_INDENT if leading else MAX_INNER_BLANKS
         return _blanks_marker(chars) if len(chars) > limit else None
-    one = chars[0] if chars[0] in keep else _escape(chars[0]) if _drawn_oddly(chars[0]) else None
-    shown = one if one is not None else chars[0]
+    char = chars[0]
+    shown = char if char in keep or not _drawn_oddly(char) else _escape(char)
     if len(chars) * len(shown) <= MAX_REPEAT:
         return None
     return f"⟨{len(chars)} × {shown}⟩"
@@ -142,7 +153,7 @@ def _shown_char(char: str, marks: int, keep: str) -> tuple[str, int]:
     """How ``char`` shows after ``marks`` combining marks on the same character."""
     if char == " " or char in keep:
         return char, 0
-    if hidden(char):
+    if hidden(char) or char in _MARKS_OF_OURS:
         return _escape(char), 0
     if unicodedata.category(char) in _MARKS or _selector(char):
         return (char, marks + 1) if marks < MAX_MARKS else (_escape(char), marks)
@@ -150,7 +161,8 @@ def _shown_char(char: str, marks: int, keep: str) -> tuple[str, int]:
 
 
 def _drawn_oddly(char: str) -> bool:
-    return char in BLANKS or hidden(char) or unicodedata.category(char) in _MARKS
+    """Named escaped in a marker: it would not show as itself, or would sit on the ``×``."""
+    return hidden(char) or char in _MARKS_OF_OURS or unicodedata.category(char) in _MARKS
 
 
 def _selector(char: str) -> bool:
