@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from nehanda.ui.shown_text import (
     MAX_BLANK_LINES,
+    PLAIN_BLOCKS,
     BlankLines,
     abbreviated,
     collapse_blank_lines,
@@ -93,6 +94,14 @@ def test_the_prompts_own_markers_cannot_be_forged() -> None:
     shown = shown_line(forged)
     assert not any(char in shown for char in "⟨⟩⋮⋯")
     assert shown.startswith("rm -rf ~ \\u27e85000 spaces\\u27e9 \\u22ee 3 blank lines \\u22ef")
+
+
+def test_the_blocks_passed_over_hold_no_character_that_needs_a_look() -> None:
+    for low, high in PLAIN_BLOCKS:
+        for point in range(low, high + 1):
+            char = chr(point)
+            assert shown_line(f"a{char}b") == f"a{char}b" == escape_hidden(f"a{char}b"), hex(point)
+            assert unicodedata.category(char) not in ("Mn", "Me", "Cn"), hex(point)
 
 
 def test_tabs_show_escaped_unless_kept() -> None:

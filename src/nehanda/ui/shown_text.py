@@ -20,6 +20,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 MAX_INNER_BLANKS = 16  # spaces or tabs between words: aligned comments and tables show as is
 MAX_INDENT = 40  # leading indentation: ten levels of four
@@ -37,7 +38,32 @@ _BLANK_LOOKING = frozenset(
 )
 # The prompt's own marks: written escaped when a model writes them, so none can be forged.
 _MARKS_OF_OURS = frozenset("⟨⟩⋮⋯")
-_RUN = re.compile(r"[ \t]+|(.)\1*", re.DOTALL)
+# Blocks of letters and signs that show as themselves, none hidden, combining or unassigned
+# (a test checks every one): Latin, Greek, Cyrillic, punctuation, box drawing and
+# dingbats, CJK, kana, Hangul syllables, full-width forms. Text in them needs no look.
+PLAIN_BLOCKS = (
+    (0x00A1, 0x00AC),
+    (0x00AE, 0x02AF),
+    (0x0391, 0x03A1),
+    (0x03A3, 0x03C9),
+    (0x0400, 0x0482),
+    (0x048A, 0x052F),
+    (0x2010, 0x2027),
+    (0x2030, 0x205E),
+    (0x2500, 0x27BF),
+    (0x3001, 0x3029),
+    (0x3041, 0x3096),
+    (0x30A1, 0x30FA),
+    (0x4E00, 0x9FEF),
+    (0xAC00, 0xD7A3),
+    (0xFF01, 0xFF9F),
+)
+_PLAIN = "".join(f"{chr(low)}-{chr(high)}" for low, high in PLAIN_BLOCKS)
+# What may need more than showing as it is: a long run of blanks, one character repeated
+# (a marker needs at least nine: ``\\U000e0100`` ten columns each), anything else.
+_SPECIAL = re.compile(
+    rf"[ \t]{{{MAX_INNER_BLANKS + 1},}}|([^ \t])\1{{8,}}|[^\x20-\x7e{_PLAIN}]", re.DOTALL
+)
 _NAMES = {" ": "space", "\t": "tab"}
 
 
@@ -71,16 +97,20 @@ def shown_line(text: str, keep: str = "") -> str:
     """One line as the prompt shows it: escaped (``keep``: characters shown as they are),
     with its long runs collapsed into markers that say what they hold."""
     pieces: list[str] = []
-    marks = 0
-    for run in _RUN.finditer(text):
-        chars = run.group()
-        if (marker := _marker(chars, run.start() == 0, keep)) is not None:
+    marks = done = 0
+    for found in _SPECIAL.finditer(text):
+        if found.start() > done:
+            pieces.append(text[done : found.start()])  # printable, as it is
+            marks = 0
+        done, chars = found.end(), found.group()
+        if (marker := _marker(chars, found.start() == 0, keep)) is not None:
             pieces.append(marker)
             marks = 0
             continue
         for char in chars:
             piece, marks = _shown_char(char, marks, keep)
             pieces.append(piece)
+    pieces.append(text[done:])
     return "".join(pieces)
 
 
@@ -122,6 +152,7 @@ def shown_diff(lines: Iterable[str]) -> list[str]:
     ]
 
 
+@lru_cache(maxsize=4096)
 def char_width(char: str) -> int:
     """The columns ``char`` (shown: no control character) takes on a terminal."""
     if unicodedata.category(char) in _MARKS:
@@ -153,11 +184,17 @@ def _shown_char(char: str, marks: int, keep: str) -> tuple[str, int]:
     """How ``char`` shows after ``marks`` combining marks on the same character."""
     if char == " " or char in keep:
         return char, 0
-    if hidden(char) or char in _MARKS_OF_OURS:
-        return _escape(char), 0
-    if unicodedata.category(char) in _MARKS or _selector(char):
+    kind = _kind(char)
+    if kind == "mark":
         return (char, marks + 1) if marks < MAX_MARKS else (_escape(char), marks)
-    return char, 0
+    return (_escape(char) if kind == "hidden" else char), 0
+
+
+@lru_cache(maxsize=4096)
+def _kind(char: str) -> str:
+    if hidden(char) or char in _MARKS_OF_OURS:
+        return "hidden"
+    return "mark" if unicodedata.category(char) in _MARKS or _selector(char) else "plain"
 
 
 def _drawn_oddly(char: str) -> bool:
@@ -170,6 +207,7 @@ def _selector(char: str) -> bool:
     return 0xFE00 <= point <= 0xFE0F or 0xE0100 <= point <= 0xE01EF
 
 
+@lru_cache(maxsize=4096)
 def _escape(char: str) -> str:
     return char.encode("unicode_escape").decode("ascii")
 
