@@ -73,35 +73,39 @@ class TerminalApprover:
         columns, rows = self.screen()
         choices = "y = yes, n = no, t = no, and tell the model what to do instead"
         choices += _always_choice(self, decision, columns)
-        view = fitted_request(shown, columns, rows, f"Run it? ({choices}, v = view all) ")
+        question = f"Run it? ({choices}, v = view it all) "
+        view = fitted_request(shown, columns, rows, question)
         if view.whole:
             question = f"Run it? ({choices}) "
-        else:
-            question = f"Run it? ({choices}, v = view it all) "
-        self.output.write(view.text)
         while True:
-            self.output.write(question)
+            # Shown again after each key that does not answer, so that what came between
+            # (the pages, the rules offered) leaves no part of the call scrolled away.
+            self.output.write(view.text + question)
             self.output.flush()
             key = (await read_key(self.input)).lower()
-            if key == "y":
-                self.output.write("yes\n")
-                return Answer(run=True)
-            if key == "a" and decision.suggestions:
-                self.output.write("always\n")
-                if (rules := await self._always(decision)) is not None:
-                    return Answer(run=True, always=True, rules=rules)
-                continue
-            if key == "t":
-                return await self._no_with_words()
-            if key in ("n", "\x1b", "\x04", ""):
-                self.output.write("no\n")
-                return Answer(run=False, reason=_SAID_NO)
+            if (answer := await self._answer(key, decision)) is not None:
+                return answer
             if key == "v" and not view.whole:
                 self.output.write("view all\n")
                 await self._page(shown, columns, rows)
-                self.output.write(view.text)
-                continue
-            self.output.write("\n")
+            elif key != "a" or not decision.suggestions:
+                self.output.write("\n")
+
+    async def _answer(self, key: str, decision: Ask) -> Answer | None:
+        """The answer ``key`` gives, or None for one that goes back to the question."""
+        if key == "y":
+            self.output.write("yes\n")
+            return Answer(run=True)
+        if key == "a" and decision.suggestions:
+            self.output.write("always\n")
+            rules = await self._always(decision)
+            return None if rules is None else Answer(run=True, always=True, rules=rules)
+        if key == "t":
+            return await self._no_with_words()
+        if key in ("n", "\x1b", "\x04", ""):
+            self.output.write("no\n")
+            return Answer(run=False, reason=_SAID_NO)
+        return None
 
     async def _page(self, shown: ShownRequest, columns: int, rows: int) -> None:
         """The whole request, a screenful at a time; q or Esc goes back to the question."""

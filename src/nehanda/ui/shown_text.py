@@ -61,9 +61,7 @@ PLAIN_BLOCKS = (
 _PLAIN = "".join(f"{chr(low)}-{chr(high)}" for low, high in PLAIN_BLOCKS)
 # What may need more than showing as it is: a long run of blanks, one character repeated
 # (a marker needs at least nine: ``\\U000e0100`` ten columns each), anything else.
-_SPECIAL = re.compile(
-    rf"[ \t]{{{MAX_INNER_BLANKS + 1},}}|([^ \t])\1{{8,}}|[^\x20-\x7e{_PLAIN}]", re.DOTALL
-)
+_SPECIAL = rf"[ \t]{{{MAX_INNER_BLANKS + 1},}}|([^ \t])\1{{8,}}|[^\x20-\x7e{_PLAIN}]"
 _NAMES = {" ": "space", "\t": "tab"}
 
 
@@ -98,7 +96,7 @@ def shown_line(text: str, keep: str = "") -> str:
     with its long runs collapsed into markers that say what they hold."""
     pieces: list[str] = []
     marks = done = 0
-    for found in _SPECIAL.finditer(text):
+    for found in _special().finditer(text):
         if found.start() > done:
             pieces.append(text[done : found.start()])  # printable, as it is
             marks = 0
@@ -112,6 +110,12 @@ def shown_line(text: str, keep: str = "") -> str:
             pieces.append(piece)
     pieces.append(text[done:])
     return "".join(pieces)
+
+
+@lru_cache(maxsize=1)
+def _special() -> re.Pattern[str]:
+    """Compiled at first use: ``nehanda run`` reaches its first request without it."""
+    return re.compile(_SPECIAL, re.DOTALL)
 
 
 def collapse_blank_lines(lines: Iterable[str], margin: int = 0) -> list[str | BlankLines]:
