@@ -16,13 +16,17 @@ from typing import Any
 
 import pyte
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nehanda.cli.mcp_command import approve_server
 from nehanda.config.trust import trust_folder
 from nehanda.permissions.approver import Answer
-from nehanda.permissions.decision import PermissionRules, decide
+from nehanda.permissions.decision import Ask, PermissionRules, decide
 from nehanda.types import ToolUse
 from nehanda.ui.approval import TerminalApprover
+from nehanda.ui.approval_view import fitted_request, shown_request
+from nehanda.ui.screen_fit import row_count
 
 COLUMNS, ROWS = 80, 24
 
@@ -249,3 +253,30 @@ def test_a_project_mcp_server_cannot_hide_what_it_runs(
     shown = capsys.readouterr().out
     assert "⟨3000 spaces⟩; import os; os.system(" in shown
     assert "\x1b" not in shown and "\r" not in shown and "\\x1b[2K\\rok" in shown
+
+
+commands = st.lists(
+    st.text(alphabet="ab ;|\t日", max_size=30)
+    | st.builds(lambda n: "x" * n, st.integers(0, 3000))
+    | st.builds(lambda n: "y" + " " * n + "z", st.integers(0, 3000)),
+    min_size=1,
+    max_size=120,
+).map("\n".join)
+
+
+@settings(max_examples=60, deadline=None)
+@given(commands, st.integers(40, 200), st.integers(16, 60))
+def test_no_line_of_a_call_is_left_unseen_unless_the_prompt_says_so(
+    command: str, columns: int, rows: int
+) -> None:
+    use = ToolUse("call_1", "Bash", {"command": command})
+    shown = shown_request(use, Ask("commands ask", (f"Bash({command})",)), Path("/ws"))
+    question = "Run it? (y = yes, n = no, t = no, and tell the model what to do instead) "
+    view = fitted_request(shown, columns, rows, question)
+    drawn = view.text.split("\n")
+    assert row_count([*drawn, question], columns) <= rows + 1  # the blank line first
+    if view.whole:
+        assert all(line in drawn for line in shown.body)
+        return
+    assert "than the screen: v shows it all):" in drawn[1]
+    assert any(row.startswith("  ⋯ ") for row in drawn) or "characters …⟩" in drawn[-2]
