@@ -26,7 +26,7 @@ from nehanda.permissions.decision import Ask, PermissionRules, decide
 from nehanda.types import ToolUse
 from nehanda.ui.approval import TerminalApprover
 from nehanda.ui.approval_view import fitted_request, shown_request
-from nehanda.ui.screen_fit import row_count
+from nehanda.ui.screen_fit import row_count, rows_of
 
 COLUMNS, ROWS = 80, 24
 
@@ -166,6 +166,14 @@ def test_one_line_wider_than_the_screen_shows_its_start_and_end(ws: Path) -> Non
     assert asks_last(screen)
 
 
+def test_no_row_is_wider_than_the_screen_where_the_terminal_does_not_wrap(ws: Path) -> None:
+    noise = "".join(chr(97 + (n * 7) % 26) for n in range(150))
+    _, written = asked(ws, "n", "Bash", command=f"echo {noise}; rm -rf ~/x")
+    shown = written.split("It asks because")[0].split("\n")
+    assert all(len(row) <= COLUMNS for row in shown)
+    assert "".join(shown[2:5]) == f"  $ echo {noise}; rm -rf ~/x" and len(shown[2]) == COLUMNS
+
+
 def test_a_line_with_no_padding_shows_no_fit_when_it_fits(ws: Path) -> None:
     _, written = asked(ws, "n", "Bash", command="make test")
     assert "v = view" not in written and "⋯" not in written
@@ -275,8 +283,9 @@ def test_no_line_of_a_call_is_left_unseen_unless_the_prompt_says_so(
     view = fitted_request(shown, columns, rows, question)
     drawn = view.text.split("\n")
     assert row_count([*drawn, question], columns) <= rows + 1  # the blank line first
+    assert all(row_count([row], columns) == 1 for row in drawn)  # none past the right edge
     if view.whole:
-        assert all(line in drawn for line in shown.body)
+        assert "\n".join(rows_of(shown.body, columns)) in view.text
         return
     assert "than the screen: v shows it all):" in drawn[1]
     assert any(row.startswith("  ⋯ ") for row in drawn) or "characters …⟩" in drawn[-2]

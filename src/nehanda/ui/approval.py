@@ -46,7 +46,7 @@ from nehanda.permissions.rules import parse_rule
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
 from nehanda.ui.approval_view import ShownRequest, fitted_request, shown_request
-from nehanda.ui.screen_fit import pages
+from nehanda.ui.screen_fit import pages, rows_of
 from nehanda.ui.shown_text import abbreviated, hidden, shown_line
 
 _SAID_NO = "the user said no"
@@ -80,7 +80,7 @@ class TerminalApprover:
         while True:
             # Shown again after each key that does not answer, so that what came between
             # (the pages, the rules offered) leaves no part of the call scrolled away.
-            self.output.write(view.text + question)
+            self.output.write(view.text + question)  # nehanda's words, wrapped by the terminal
             self.output.flush()
             key = (await read_key(self.input)).lower()
             if (answer := await self._answer(key, decision)) is not None:
@@ -156,7 +156,7 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
         notes = ("  (commands that start so)", "  (this command only)")
         for number, (rule_set, note) in enumerate(zip(offered, notes, strict=True), 1):
             lines.append(f"  {number} = {_rules(rule_set, 2 * columns)}{note}")
-        prompt.output.write("\n".join(lines) + "\n")
+        prompt.output.write("\n".join(rows_of(lines, columns)) + "\n")
         picked = await _key(prompt, "Which? (1, 2; Esc = back) ", {"1": "1", "2": "2"})
         if picked is None:
             return None
@@ -165,7 +165,8 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
     if len(places) > 1:
         keys = {key: key for key in places}
         choices = ", ".join(f"{key} = {where}" for key, (where, _) in places.items())
-        prompt.output.write(f"Keep {_rules(rules, 2 * columns)}: {choices}\n")
+        keep = f"Keep {_rules(rules, 2 * columns)}: {choices}"
+        prompt.output.write("\n".join(rows_of([keep], columns)) + "\n")
         where = await _key(prompt, f"Where? ({', '.join(keys)}; Esc = back) ", keys)
         if where is None:
             return None

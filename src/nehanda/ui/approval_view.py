@@ -18,7 +18,7 @@ from nehanda.tools.base import Tool
 from nehanda.tools.output import cap_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
-from nehanda.ui.screen_fit import fit, row_count
+from nehanda.ui.screen_fit import fit, row_count, rows_of
 from nehanda.ui.shown_text import (
     BlankLines,
     abbreviated,
@@ -52,11 +52,6 @@ class View:
     whole: bool
 
 
-def describe_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> str:
-    """What the prompt shows on a screen tall enough: the call in full, and why it asks."""
-    return _whole(shown_request(tool_use, decision, workspace))
-
-
 def shown_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> ShownRequest:
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is not None and tool.command_argument is not None:
@@ -74,22 +69,24 @@ def shown_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> ShownReq
 
 
 def fitted_request(shown: ShownRequest, columns: int, rows: int, question: str) -> View:
-    """``shown`` as it fits above ``question`` on a screen of ``columns`` by ``rows``: whole,
-    or, with the title saying so, the call's first and last rows and the reason cut short."""
-    whole = _whole(shown)
-    if row_count(whole.split("\n"), columns) + row_count([question], columns) <= rows - 1:
-        return View(whole, whole=True)
+    """``shown`` as it fits above ``question`` on a screen of ``columns`` by ``rows``, in
+    rows no wider than it: whole, or, with the title saying so, the call's first and last
+    rows and the reason cut short."""
+    asking = row_count([question], columns)
+    whole = rows_of(shown.lines(), columns)
+    if len(whole) + asking <= rows - 1:
+        return View(_text(whole), whole=True)
     size = "1 line, wider" if len(shown.body) == 1 else f"{len(shown.body)} lines, taller"
-    title = f"nehanda wants to run {shown.name} ({size} than the screen: v shows it all):"
-    reason = abbreviated(shown.reason, 2 * columns)
-    around = [title, reason, question]
-    room = rows - 2 - row_count(around, columns)
-    body = fit(shown.body, room, columns)
-    return View("\n" + "\n".join([title, *body, reason]) + "\n", whole=False)
+    title = rows_of(
+        [f"nehanda wants to run {shown.name} ({size} than the screen: v shows it all):"], columns
+    )
+    reason = rows_of([abbreviated(shown.reason, 2 * columns)], columns)
+    body = fit(shown.body, rows - 2 - len(title) - len(reason) - asking, columns)
+    return View(_text([*title, *body, *reason]), whole=False)
 
 
-def _whole(shown: ShownRequest) -> str:
-    return "\n" + "\n".join(shown.lines()) + "\n"
+def _text(rows: list[str]) -> str:
+    return "\n" + "\n".join(rows) + "\n"
 
 
 def _command_lines(command: str) -> list[str]:

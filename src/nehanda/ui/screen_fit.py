@@ -1,10 +1,11 @@
 """What the approval prompt shows, fitted to the terminal and paged: pure, no I/O.
 
-A call taller than the screen would have its top scrolled away by the time the question
-shows, so ``fit`` keeps its first and last rows (as the terminal would wrap them) and
-puts between them a line that says which lines are left out and that ``v`` shows them;
-``pages`` cuts the whole of it into screenfuls, each ending with a line saying where
-the reader is and which keys go on.
+Everything is printed as rows no wider than the terminal (``rows_of``), so that nothing
+sits past its right edge where it does not wrap. A call taller than the screen would
+have its top scrolled away by the time the question shows, so ``fit`` keeps its first
+and last rows and puts between them a line that says which lines are left out and that
+``v`` shows them; ``pages`` cuts the whole of it into screenfuls, each ending with a
+line saying where the reader is and which keys go on.
 """
 
 from __future__ import annotations
@@ -39,17 +40,23 @@ def wrapped(line: str, columns: int) -> list[str]:
     return rows
 
 
+def rows_of(lines: Sequence[str], columns: int) -> list[str]:
+    """``lines`` as rows ``columns`` wide: printed so, a line wider than the terminal shows
+    whole even where the terminal does not wrap (and as it would wrap where it does)."""
+    return [row for line in lines for row in wrapped(line, columns)]
+
+
 def row_count(lines: Sequence[str], columns: int) -> int:
     return sum(len(wrapped(line, columns)) for line in lines)
 
 
 def fit(body: Sequence[str], room: int, columns: int) -> list[str]:
-    """``body`` whole if its rows fit in ``room``; else its first and last rows around a
-    line naming the lines left out (each of them in whole or in part)."""
+    """``body``'s rows, all of them if they fit in ``room``; else its first and last rows
+    around a line naming the lines left out (each of them in whole or in part)."""
     rows = _rows(body, columns)
     room = max(room, MIN_ROOM)
     if len(rows) <= room:
-        return list(body)
+        return [row for row, _ in rows]
     tail = (room - 1) // 2
     head = room - 1 - tail
     first, last = rows[head][1] + 1, rows[len(rows) - tail - 1][1] + 1
