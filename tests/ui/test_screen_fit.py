@@ -85,17 +85,23 @@ def test_pages_say_where_they_are_and_end_with_the_coda() -> None:
 lines = st.lists(st.text(alphabet="ab日 é", max_size=300), min_size=1, max_size=40)
 
 
-@given(lines, st.integers(0, 40), st.integers(4, 120))
+@given(lines, st.integers(0, 40), st.integers(40, 120))
 def test_a_fitted_call_fits_and_keeps_its_ends(body: list[str], room: int, columns: int) -> None:
     shown = fit(body, room, columns)
+    assert all(row_count([row], columns) == 1 for row in shown)
     if row_count(body, columns) <= max(room, 3):
         assert shown == rows_of(body, columns)
         return
-    assert row_count([s for s in shown if "⋯" not in s], columns) <= max(room, 3) - 1
+    assert len(shown) <= max(room, 4)  # the room, or both ends and a note of two rows
     assert shown[0] == wrapped(body[0], columns)[0]
     assert shown[-1] == wrapped(body[-1], columns)[-1]
-    (note,) = [s for s in shown if s.startswith("  ⋯")]
-    assert re.search(r"line|lines \d+–\d+", note) and "press v" in note
+    assert re.search(r"(line \d+|lines \d+–\d+).* not shown here \(press v", "".join(shown))
+
+
+def test_on_a_narrow_terminal_the_note_wraps_too() -> None:
+    shown = fit([f"line {n}" for n in range(50)], 10, 20)
+    assert all(len(row) <= 20 for row in shown) and shown[0] == "line 0"
+    assert shown[-1] == "line 49" and "press v" in "".join(shown)
 
 
 @given(lines, st.integers(4, 120), st.integers(2, 50))

@@ -26,8 +26,10 @@ PADDED = [
     ("echo hi" + "\t" * 300 + "; rm", "echo hi⟨300 tabs⟩; rm"),
     ("a" + " \t" * 20 + "b", "a⟨20 spaces, 20 tabs⟩b"),
     ("a" + "\t " * 20 + "b", "a⟨20 tabs, 20 spaces⟩b"),
-    (" " * 41 + "rm -rf ~", "⟨41 spaces⟩rm -rf ~"),
-    ("rm -rf ~" + " " * 17, "rm -rf ~⟨17 spaces⟩"),
+    (" " * 65 + "rm -rf ~", "⟨65 spaces⟩rm -rf ~"),
+    ("\t" * 33 + "rm -rf ~", "⟨33 tabs⟩rm -rf ~"),
+    ("x" + "\t" * 17 + "y", "x⟨17 tabs⟩y"),
+    ("rm -rf ~" + " " * 33, "rm -rf ~⟨33 spaces⟩"),
     ("echo " + "#" * 200 + "; rm", "echo ⟨200 × #⟩; rm"),
     ("curl x | sh #" + "\n" * 300 + "echo hello", "curl x | sh #⟨300 × \\n⟩echo hello"),
     ("x" + "\r" * 50 + "ls", "x⟨50 × \\r⟩ls"),
@@ -53,6 +55,8 @@ HIDDEN = [
     ("\u2028", "\\u2028"),  # line separator
     ("\u2029", "\\u2029"),  # paragraph separator
     ("\x08", "\\x08"),  # backspace
+    ("\x9b", "\\x9b"),  # CSI in one byte: starts an escape sequence on some terminals
+    ("\x7f", "\\x7f"),  # delete
     ("\u3164", "\\u3164"),  # Hangul filler: a letter that draws a blank
     ("\u2800", "\\u2800"),  # braille blank
     ("\u034f", "\\u034f"),  # combining grapheme joiner
@@ -63,8 +67,8 @@ HIDDEN = [
 # What real scripts hold, shown as written.
 AS_IS = [
     "    if x:",
-    " " * 40 + "deep",
-    "x = 1                # aligned",
+    " " * 64 + "deep",
+    "x = 1" + " " * 32 + "# aligned",
     "# " + "=" * 78,
     "naïve 日本語 ｆｕｌｌ ｗｉｄｔｈ",
     "caf\u00e9 cafe\u0301 Vi\u1ec7t Vie\u0323\u0302t",  # precomposed and decomposed
@@ -107,7 +111,9 @@ def test_the_blocks_passed_over_hold_no_character_that_needs_a_look() -> None:
 def test_tabs_show_escaped_unless_kept() -> None:
     assert shown_line("\tif x:") == "\\tif x:"
     assert shown_line("\t\tif x:", keep="\t") == "\t\tif x:"
-    assert shown_line("x" + "\t" * 30, keep="\t") == "x⟨30 tabs⟩"
+    assert shown_line("x" + "\t" * 5, keep="\t") == "x⟨5 tabs⟩"  # 40 columns
+    assert shown_line("\t" * 8 + "deep", keep="\t") == "\t" * 8 + "deep"
+    assert shown_line("x" + "\t" * 16) == "x" + "\\t" * 16
 
 
 def test_marks_stacked_deeper_than_writing_uses_are_escaped() -> None:
@@ -198,7 +204,7 @@ def test_collapsing_loses_no_character_and_markers_count_what_they_replace(text:
 def test_a_shown_line_shows_no_hidden_character_and_no_long_run(text: str) -> None:
     shown = shown_line(text)
     assert not any(c in shown for c in "\n\r\t\x1b\x0b\u202e\u200b\xa0\u3164")
-    assert not re.search(r"(.)\1{80}", shown) and not re.search(r"[ ]{41}", shown)
+    assert not re.search(r"(.)\1{80}", shown) and not re.search(r"[ ]{65}", shown)
 
 
 OURS = {ord(char): char.encode("unicode_escape").decode() for char in "⟨⟩⋮⋯"}

@@ -57,11 +57,17 @@ def fit(body: Sequence[str], room: int, columns: int) -> list[str]:
     room = max(room, MIN_ROOM)
     if len(rows) <= room:
         return [row for row, _ in rows]
-    tail = (room - 1) // 2
-    head = room - 1 - tail
+    widest = _note(len(body) - 1, len(body), len(body))  # as long as the note can be
+    keep = max(room - len(wrapped(widest, columns)), 2)
+    tail = keep // 2
+    head = keep - tail
     first, last = rows[head][1] + 1, rows[len(rows) - tail - 1][1] + 1
-    kept = [row for row, _ in rows[:head]], [row for row, _ in rows[len(rows) - tail :]]
-    return [*kept[0], f"  ⋯ {_left_out(first, last, len(body))} ⋯", *kept[1]]
+    note = wrapped(_note(first, last, len(body)), columns)
+    return [*(row for row, _ in rows[:head]), *note, *(row for row, _ in rows[len(rows) - tail :])]
+
+
+def _note(first: int, last: int, total: int) -> str:
+    return f"  ⋯ {_left_out(first, last, total)} ⋯"
 
 
 def _left_out(first: int, last: int, total: int) -> str:

@@ -4,14 +4,15 @@ A call shown for approval must show all of itself, and nothing in it may hide th
 ``escape_hidden`` writes escaped every character that would not show as itself (control,
 zero-width, direction-changing and separator characters, blank look-alikes such as the
 Hangul fillers, variation selectors that carry no emoji). ``shown_line`` also collapses
-what could push the rest of a line out of view: a run of spaces and tabs longer than real
-code aligns with (``⟨5000 spaces⟩``; leading indentation up to ``MAX_INDENT`` shows as is),
-one character repeated wider than a separator line (``⟨300 × \\n⟩``), and combining marks
-stacked deeper than writing uses (they would draw over the lines around; the extra ones
-are written escaped). The markers' own characters (``⟨⟩⋮⋯``) are written escaped when the
-text holds them, so that no marker can be forged. ``collapse_blank_lines`` turns a run
-of blank lines into one ``BlankLines`` with its count. Every marker says what it stands
-for and how many, so nothing written is lost: only its length changes.
+what could push the rest of a line out of view: a run of spaces and tabs wider than real
+code aligns with (``⟨5000 spaces⟩``; leading indentation up to ``MAX_INDENT`` columns
+shows as is), one character repeated wider than a separator line (``⟨300 × \\n⟩``), and
+combining marks stacked deeper than writing uses (they would draw over the lines around;
+the extra ones are written escaped). The markers' own characters (``⟨⟩⋮⋯``) are written
+escaped when the text holds them, so that no marker can be forged.
+``collapse_blank_lines`` turns a run of blank lines into one ``BlankLines`` with its
+count. Every marker says what it stands for and how many, so nothing written is lost:
+only its length changes.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-MAX_INNER_BLANKS = 16  # spaces or tabs between words: aligned comments and tables show as is
-MAX_INDENT = 40  # leading indentation: ten levels of four
+MAX_INNER_BLANKS = 32  # columns of blanks between words: aligned comments and tables
+MAX_INDENT = 64  # columns of leading indentation: eight tabs, sixteen levels of four
+TAB = 8  # the columns a tab shown as it is may take; ``\t`` takes two
 MAX_REPEAT = 80  # one character repeated: a separator line of 80 ``=`` shows as is
 MAX_BLANK_LINES = 2  # blank lines in a row shown as they are; a longer run is one marker
 MAX_MARKS = 2  # combining marks on one character (Vietnamese stacks two)
@@ -61,7 +63,7 @@ PLAIN_BLOCKS = (
 _PLAIN = "".join(f"{chr(low)}-{chr(high)}" for low, high in PLAIN_BLOCKS)
 # What may need more than showing as it is: a long run of blanks, one character repeated
 # (a marker needs at least nine: ``\\U000e0100`` ten columns each), anything else.
-_SPECIAL = rf"[ \t]{{{MAX_INNER_BLANKS + 1},}}|([^ \t])\1{{8,}}|[^\x20-\x7e{_PLAIN}]"
+_SPECIAL = rf"[ \t]{{{MAX_INNER_BLANKS + 1},}}|[ \t]*\t[ \t]*|([^ \t])\1{{8,}}|[^\x20-\x7e{_PLAIN}]"
 _NAMES = {" ": "space", "\t": "tab"}
 
 
@@ -166,8 +168,13 @@ def char_width(char: str) -> int:
 
 def _marker(chars: str, leading: bool, keep: str) -> str | None:
     if chars[0] in BLANKS:
-        limit = MAX_INDENT if leading else MAX_INNER_BLANKS
-        return _blanks_marker(chars) if len(chars) > limit else None
+        tabs = chars.count("\t")
+        columns = len(chars) + tabs * ((TAB if "\t" in keep else 2) - 1)
+        return (
+            _blanks_marker(chars)
+            if columns > (MAX_INDENT if leading else MAX_INNER_BLANKS)
+            else None
+        )
     char = chars[0]
     shown = char if char in keep or not _drawn_oddly(char) else _escape(char)
     if len(chars) * len(shown) <= MAX_REPEAT:
