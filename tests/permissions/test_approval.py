@@ -19,7 +19,8 @@ from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import ToolResult, ToolUse
-from nehanda.ui.approval import TerminalApprover, escape_hidden
+from nehanda.ui.approval import TerminalApprover
+from nehanda.ui.shown_text import escape_hidden
 
 
 @pytest.fixture

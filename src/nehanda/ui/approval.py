@@ -1,20 +1,30 @@
 """Asking the user whether a tool call may run: a one-key prompt on the terminal.
 
-The prompt shows exactly what would run: a command as written, with hidden
-characters (control, zero-width and direction-changing characters) shown escaped, or
-the file and a unified diff of the change for Edit and Write. ``y`` runs the call,
-``n`` refuses it, ``t`` refuses it and reads a line the model gets as the user's reason
-("no, use uv run pytest instead"; Esc or an empty line makes it a plain no), ``a``
-runs it and adds rules. ``TerminalApprover`` implements ``permissions.approver.Approver``.
+The prompt shows exactly what would run: a command as written, the file and a unified
+diff of the change for Edit and Write, or an MCP tool's arguments (``ui.approval_view``
+builds it), all of it through ``ui.shown_text``: hidden characters written escaped, and
+padding (a run of blank lines, of spaces, of one character) collapsed into a marker that
+counts it, so that nothing can push the rest out of view. A call still taller or wider
+than the terminal (``ui.screen_fit``) says so in its first line and shows its first and
+last rows, with a line naming the lines left out between them; ``v`` pages through all
+of it (Space for the next page, any other key back to the question, which never counts
+as an answer), in the terminal itself rather than through ``$PAGER``: nothing to start
+or set up, the same in the REPL and in ``nehanda run``, and every key stays the
+prompt's. ``y`` runs the call, ``n`` refuses it, ``t`` refuses it and reads a line the
+model gets as the user's reason ("no, use uv run pytest instead"; Esc or an empty line
+makes it a plain no), ``a`` runs it and adds rules. ``TerminalApprover`` implements
+``permissions.approver.Approver``.
 
-"Always" offers the rules the decision suggests, each shown in full: the prefix rules
-(``Ask.broader``: ``Bash(npm run test:*)``) where a part of the command has one, and
-the exact ones. Then where to keep those picked: for this session only, in the user's
-settings file, or in the project's, offered only while the workspace is trusted (trust
-is bound to that file's content, so it is renewed for the rule the user just added). A
-rule is saved through ``config.writer``, which keeps the file's comments and layout; one
-that cannot be saved still holds for the session, and the prompt says why. Esc at
-either question goes back to the prompt.
+"Always" offers the rules the decision suggests, each shown in full (but for one longer
+than about the terminal's width, whose middle is cut, saying how much: an exact rule
+holds the whole command, shown above): the prefix rules (``Ask.broader``:
+``Bash(npm run test:*)``) where a part of the command has one, and the exact ones. Then
+where to keep those picked: for this session only, in the user's settings file, or in
+the project's, offered only while the workspace is trusted (trust is bound to that
+file's content, so it is renewed for the rule the user just added). A rule is saved
+through ``config.writer``, which keeps the file's comments and layout; one that cannot
+be saved still holds for the session, and the prompt says why. Esc at either question
+goes back to the prompt.
 """
 
 from __future__ import annotations
@@ -22,7 +32,6 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -30,18 +39,15 @@ from typing import IO
 from nehanda.config.settings import project_settings_path
 from nehanda.config.trust import is_trusted, trust_folder
 from nehanda.config.writer import add_permission_rule
-from nehanda.errors import ConfigError, ToolError
+from nehanda.errors import ConfigError
 from nehanda.permissions.approver import Answer
 from nehanda.permissions.decision import Ask
 from nehanda.permissions.rules import parse_rule
-from nehanda.tools.base import Tool
-from nehanda.tools.output import cap_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
-
-MAX_DIFF_LINES = 200
-_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp"})
-
+from nehanda.ui.approval_view import ShownRequest, fitted_request, shown_request
+from nehanda.ui.screen_fit import pages, rows_of
+from nehanda.ui.shown_text import abbreviated, hidden, shown_line
 
 _SAID_NO = "the user said no"
 
@@ -51,7 +57,8 @@ class TerminalApprover:
     """Asks on ``output`` and reads keys from ``input`` (a terminal, or a test's fake).
 
     ``user_settings``: the settings file "always" may keep a rule in; ``project``: the
-    project's settings file is offered too, while the workspace is trusted.
+    project's settings file is offered too, while the workspace is trusted; ``size``: the
+    terminal's columns and rows, measured on ``output`` at each question when None.
     """
 
     input: IO[str]
@@ -59,29 +66,66 @@ class TerminalApprover:
     workspace: Path
     user_settings: Path | None = None
     project: bool = False
+    size: tuple[int, int] | None = None
 
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        self.output.write(describe_request(tool_use, decision, self.workspace))
+        shown = shown_request(tool_use, decision, self.workspace)
+        columns, rows = self.screen()
         choices = "y = yes, n = no, t = no, and tell the model what to do instead"
-        choices += _always_choice(self, decision)
+        choices += _always_choice(self, decision, columns)
+        question = f"Run it? ({choices}, v = view it all) "
+        view = fitted_request(shown, columns, rows, question)
+        if view.whole:
+            question = f"Run it? ({choices}) "
         while True:
-            self.output.write(f"Run it? ({escape_hidden(choices)}) ")
+            # Shown again after each key that does not answer, so that what came between
+            # (the pages, the rules offered) leaves no part of the call scrolled away.
+            self.output.write(view.text + question)  # nehanda's words, wrapped by the terminal
             self.output.flush()
             key = (await read_key(self.input)).lower()
-            if key == "y":
-                self.output.write("yes\n")
-                return Answer(run=True)
-            if key == "a" and decision.suggestions:
-                self.output.write("always\n")
-                if (rules := await self._always(decision)) is not None:
-                    return Answer(run=True, always=True, rules=rules)
-                continue
-            if key == "t":
-                return await self._no_with_words()
-            if key in ("n", "\x1b", "\x04", ""):
-                self.output.write("no\n")
-                return Answer(run=False, reason=_SAID_NO)
+            if (answer := await self._answer(key, decision)) is not None:
+                return answer
+            if key == "v" and not view.whole:
+                self.output.write("view all\n")
+                await self._page(shown, columns, rows)
+            elif key != "a" or not decision.suggestions:
+                self.output.write("\n")
+
+    async def _answer(self, key: str, decision: Ask) -> Answer | None:
+        """The answer ``key`` gives, or None for one that goes back to the question."""
+        if key == "y":
+            self.output.write("yes\n")
+            return Answer(run=True)
+        if key == "a" and decision.suggestions:
+            self.output.write("always\n")
+            rules = await self._always(decision)
+            return None if rules is None else Answer(run=True, always=True, rules=rules)
+        if key == "t":
+            return await self._no_with_words()
+        if key in ("n", "\x1b", "\x04", ""):
+            self.output.write("no\n")
+            return Answer(run=False, reason=_SAID_NO)
+        return None
+
+    async def _page(self, shown: ShownRequest, columns: int, rows: int) -> None:
+        """The whole request, a screenful at a time; q or Esc goes back to the question."""
+        for page in pages(shown.body, columns, rows, [shown.reason]):
+            self.output.write("\n".join(page))
+            self.output.flush()
+            key = await read_key(self.input)
             self.output.write("\n")
+            if key not in (" ", "\r", "\n", "j"):
+                return
+
+    def screen(self) -> tuple[int, int]:
+        """The terminal's columns and rows (``size`` when set; 80 by 24 if unknown)."""
+        if self.size is not None:
+            return self.size
+        try:
+            measured = os.get_terminal_size(self.output.fileno())
+        except (AttributeError, OSError, ValueError):
+            return 80, 24
+        return measured.columns or 80, measured.lines or 24
 
     async def _no_with_words(self) -> Answer:
         self.output.write("no; tell the model (Enter sends, Esc for a plain no): ")
@@ -106,12 +150,13 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
     """The rules picked (kept where the user said), or None to go back to the prompt."""
     offered = [decision.broader, decision.suggestions] if decision.broader else []
     rules = decision.suggestions
+    columns = prompt.screen()[0]
     if offered:
         lines = ["Always allow:"]
         notes = ("  (commands that start so)", "  (this command only)")
         for number, (rule_set, note) in enumerate(zip(offered, notes, strict=True), 1):
-            lines.append(f"  {number} = {escape_hidden(' and '.join(rule_set))}{note}")
-        prompt.output.write("\n".join(lines) + "\n")
+            lines.append(f"  {number} = {_rules(rule_set, 2 * columns)}{note}")
+        prompt.output.write("\n".join(rows_of(lines, columns)) + "\n")
         picked = await _key(prompt, "Which? (1, 2; Esc = back) ", {"1": "1", "2": "2"})
         if picked is None:
             return None
@@ -120,7 +165,8 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
     if len(places) > 1:
         keys = {key: key for key in places}
         choices = ", ".join(f"{key} = {where}" for key, (where, _) in places.items())
-        prompt.output.write(f"Keep {escape_hidden(' and '.join(rules))}: {choices}\n")
+        keep = f"Keep {_rules(rules, 2 * columns)}: {choices}"
+        prompt.output.write("\n".join(rows_of([keep], columns)) + "\n")
         where = await _key(prompt, f"Where? ({', '.join(keys)}; Esc = back) ", keys)
         if where is None:
             return None
@@ -128,13 +174,19 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
     return rules
 
 
-def _always_choice(prompt: TerminalApprover, decision: Ask) -> str:
+def _always_choice(prompt: TerminalApprover, decision: Ask, columns: int) -> str:
     if not decision.suggestions:
         return ""
     if decision.broader:
         return ", a = always allow (pick the rule)"
     session = "" if len(_places(prompt, decision.suggestions)) > 1 else " this session"
-    return f", a = always allow {' and '.join(decision.suggestions)}{session}"
+    return f", a = always allow {_rules(decision.suggestions, columns)}{session}"
+
+
+def _rules(rules: tuple[str, ...], limit: int) -> str:
+    """Rules as the prompt names them: escaped, collapsed, and cut short (saying so) when
+    longer than ``limit``: an exact rule holds a whole command, shown above it in full."""
+    return abbreviated(shown_line(" and ".join(rules)), limit)
 
 
 def _places(prompt: TerminalApprover, rules: tuple[str, ...]) -> dict[str, tuple[str, Path | None]]:
@@ -265,7 +317,7 @@ def _edit(typed: list[str], char: str, echo: IO[str]) -> None:
     elif char == "\x15":
         echo.write("\b \b" * len(typed))
         typed.clear()
-    elif not _hidden(char) or char == " ":
+    elif not hidden(char) or char == " ":
         typed.append(char)
         echo.write(char)
 
@@ -297,46 +349,3 @@ async def _next_bytes(descriptor: int) -> bytes:
     finally:
         loop.remove_reader(descriptor)
     return os.read(descriptor, 256)
-
-
-def describe_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> str:
-    """What the prompt shows: the call in full, and why it needs approval."""
-    lines = [f"\nnehanda wants to run {escape_hidden(tool_use.name)}:"]
-    tool = BUILTIN_TOOLS.get(tool_use.name)
-    if tool is not None and tool.command_argument is not None:
-        command = str(tool_use.input.get(tool.command_argument, ""))
-        lines += [f"  $ {escape_hidden(line)}" for line in command.split("\n")]
-    elif tool is not None and tool.diff is not None:
-        lines += [escape_hidden(line, keep="\t") for line in _diff(tool, tool_use, workspace)]
-    else:
-        lines += [
-            f"  {escape_hidden(str(key))}: {escape_hidden(str(value))}"
-            for key, value in tool_use.input.items()
-        ]
-    lines.append(f"It asks because {escape_hidden(decision.reason)}.")
-    return "\n".join(lines) + "\n"
-
-
-def _diff(tool: Tool, tool_use: ToolUse, workspace: Path) -> list[str]:
-    raw = str(tool_use.input.get(tool.path_argument or "", ""))
-    try:
-        lines = tool.diff(tool_use.input, workspace) if tool.diff else []
-    except (ToolError, ValueError) as error:
-        return [f"  {raw}", f"  (no diff to show: {error})"]
-    return cap_lines(lines, MAX_DIFF_LINES).split("\n") if lines else [f"  {raw}: no change"]
-
-
-def escape_hidden(text: str, keep: str = "") -> str:
-    """``text`` with every character that would not show as itself written escaped."""
-    return "".join(
-        char if char == " " or char in keep or not _hidden(char) else _escape(char) for char in text
-    )
-
-
-def _hidden(char: str) -> bool:
-    category = unicodedata.category(char)
-    return category in _HIDDEN_CATEGORIES or category.startswith("Z")
-
-
-def _escape(char: str) -> str:
-    return char.encode("unicode_escape").decode("ascii")

@@ -13,6 +13,7 @@ from nehanda.tools.base import count_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.tools.watched import steering_note
 from nehanda.types import Refusal, ToolResult, ToolUse
+from nehanda.ui.shown_text import shown_line
 
 
 @dataclass(frozen=True)
@@ -41,13 +42,15 @@ class Chosen:
 
 def describe_call(tool_use: ToolUse) -> str:
     """``Read README.md``: the tool and the argument that says most about the call (the
-    tool's own ``summary``), else its arguments as JSON."""
+    tool's own ``summary``), else its arguments as JSON; as the approval prompt shows it
+    (escaped, its padding collapsed), so that what the line keeps is what ran."""
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is not None and (summary := tool.summary(tool_use.input)) is not None:
-        return f"{tool_use.name} {_shorten(summary, 80)}"
+        return f"{tool_use.name} {_shorten(shown_line(summary), 80)}"
     if not tool_use.input:
         return tool_use.name
-    return f"{tool_use.name} {_shorten(json.dumps(tool_use.input, ensure_ascii=False), 80)}"
+    arguments = json.dumps(tool_use.input, ensure_ascii=False)
+    return f"{tool_use.name} {_shorten(shown_line(arguments), 80)}"
 
 
 def describe_result(result: ToolResult, tool_use: ToolUse | None = None) -> str:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from nehanda.engine.loop import ToolExecuted
 from nehanda.tools.output import cap_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
+from nehanda.ui.shown_text import shown_diff
 from nehanda.ui.summary import describe_call, describe_result
 
 Span = tuple[str, str]  # text, and a style: "", "bold", "dim", "green", "red", "cyan"
@@ -92,7 +93,7 @@ def preview(
         errors = _error_lines(event, width)
         return _collapsed(errors, ERROR_HEAD, ERROR_TAIL, hint, gutter, MAX_LINE_CHARS, "red")
     if diff is not None:
-        capped = cap_lines(diff, MAX_DIFF_LINES).split("\n")
+        capped = cap_lines(shown_diff(diff), MAX_DIFF_LINES).split("\n")
         return [
             ((_cut(printable(text), width), _DIFF_STYLES.get(text[:1], "")),) for text in capped
         ]
