@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from nehanda.permissions import build_options, js_options, tool_options
 
 # git's own options, before the subcommand. Those taking a value in the next word:
 GIT_GLOBAL_WITH_VALUE = frozenset(
@@ -77,12 +80,28 @@ def git_globals(args: tuple[str, ...]) -> tuple[str, ...]:
 
 def judge_options(name: str, args: tuple[str, ...]) -> Verdict:
     verdict = Verdict()
-    judge = _JUDGES.get(name)
-    if judge is None and _INTERPRETERS.fullmatch(name):
-        judge = _judge_interpreter
-    if judge is not None:
-        judge(name, args, verdict)
+    _judge(name, args, verdict)
     return verdict
+
+
+def _judge(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
+    """Judge ``name``'s options, then those of the program a runner starts
+    (``uv run pytest …``), with that program's own table."""
+    table = _TABLES.get(name)
+    if (judge := _JUDGES.get(name)) is not None:
+        judge(name, args, verdict)
+    elif table is not None:
+        tool_options.judge_table(name, table, args, verdict)
+        if (extra := build_options.EXTRA.get(name)) is not None:
+            extra(args, verdict)
+    elif _INTERPRETERS.fullmatch(name):
+        _judge_interpreter(name, args, verdict)
+    shown, handed = _handed_on(name, args)
+    if handed:
+        _judge_unseen(shown, handed, verdict)
+    start = build_options.runner_program(name, args, verdict)
+    if start is not None:
+        _judge(PurePosixPath(args[start]).name, args[start + 1 :], verdict)
 
 
 def _long_is(word: str, names: tuple[str, ...]) -> str | None:
@@ -285,11 +304,16 @@ def _judge_awk(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
 def _judge_interpreter(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
     base = _INTERPRETERS.fullmatch(name)
     letters = _INTERPRETER_CODE_FLAGS.get(base.group(1) if base else "", "ecp")
-    for word in _options(args):
+    words = _options(args)
+    for index, word in enumerate(words):
         if not word.startswith("-"):
             return  # the script's own arguments follow
         if _short_has(word, letters) or _long_is(word, _INTERPRETER_CODE_LONG):
             verdict.runs.append(f"{name} {word} runs code given on the command line")
+            return
+        if word == "-m" and index + 1 < len(args):
+            # python -m pytest …: the module's options, by its own table.
+            _judge(args[index + 1], args[index + 2 :], verdict)
             return
 
 
@@ -316,6 +340,30 @@ def _judge_package_manager(name: str, args: tuple[str, ...], verdict: Verdict) -
         verdict.writes.append(f"{name} {options[0]}: options before -- can change what {name} runs")
 
 
+def _handed_on(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """How to name them, and the words a command hands to a script or program nehanda
+    cannot see: after ``--`` for npm, npx, yarn and pnpm (``npm run test -- …``, ``npx
+    jest -- …``), after the script for ``bun run SCRIPT …``."""
+    if name in ("npm", "npx", "yarn", "pnpm") and "--" in args:
+        after = args[args.index("--") + 1 :]
+        return f"{name} … --", tuple(word for word in after if word != "--")
+    if name == "bun" and args[:1] == ("run",):
+        return f"bun run {_at(list(args), 1)}", tuple(word for word in args[2:] if word != "--")
+    return name, ()
+
+
+def _judge_unseen(shown: str, words: tuple[str, ...], verdict: Verdict) -> None:
+    """Words bound for a tool nobody can name must pass every tool's table."""
+    for table in dict.fromkeys(_TABLES.values()):
+        found = Verdict()
+        tool_options.judge_options_of(shown, table, words, found)
+        if found.writes or found.runs:
+            verdict.writes.extend(found.writes)
+            verdict.runs.extend(found.runs)
+            return
+
+
+_TABLES = {**tool_options.TABLES, **js_options.TABLES, **build_options.TABLES}
 _JUDGES = {
     "git": _judge_git,
     "sed": _judge_sed,
