@@ -98,9 +98,9 @@ def scan(table: OptionTable, args: Iterable[str]) -> list[Hit]:
             hits.append(Hit("@", word, ""))
         elif word.startswith("--") or (table.single_dash and word.startswith("-")):
             written, equals, value = word.partition("=")
-            option = _long(table, written)
-            if option is not None:
-                hits.append(Hit(option, written, value if equals else following))
+            hits.extend(
+                Hit(o, written, value if equals else following) for o in _long(table, written)
+            )
         elif word.startswith("-") and len(word) > 1:
             hits.extend(_cluster(table, word, following))
     return hits
@@ -111,17 +111,16 @@ def _fold(table: OptionTable, option: str) -> str:
     return re.sub(r"[-_]", "", bare).lower() if table.fold else bare
 
 
-def _long(table: OptionTable, written: str) -> str | None:
+def _long(table: OptionTable, written: str) -> list[str]:
+    """The risky options ``written`` names: its own, or every one it abbreviates."""
     given = _fold(table, written)
-    if not given:
-        return None
     named = [option for option in (*table.writes, *table.runs) if option != "@"]
     if not table.single_dash:
         named = [option for option in named if option.startswith("--")]
-    exact = next((option for option in named if _fold(table, option) == given), None)
-    if exact is not None or not table.abbreviations or written in table.plain:
+    exact = [option for option in named if _fold(table, option) == given]
+    if not given or exact or not table.abbreviations or written in table.plain:
         return exact
-    return next((option for option in named if _fold(table, option).startswith(given)), None)
+    return [option for option in named if _fold(table, option).startswith(given)]
 
 
 def _cluster(table: OptionTable, word: str, following: str) -> list[Hit]:
@@ -268,8 +267,9 @@ FLAKE8 = OptionTable(
 
 def _ruff_config(value: str) -> bool:
     """An inline setting that moves no cache, or a file inside the project."""
-    inline = "=" in value and "cache" not in value and not value.endswith(".toml")
-    return inline or inside(value)
+    if "=" in value and not value.endswith(".toml"):
+        return "cache" not in value
+    return inside(value)
 
 
 RUFF = OptionTable(
