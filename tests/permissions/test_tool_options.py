@@ -78,6 +78,10 @@ EVERYDAY = [
     ("Bash(tox:*)", "tox -e py311 -p auto"),
     ("Bash(bun test:*)", "bun test -t parser --watch"),
     ("Bash(rspec:*)", "rspec spec/models --format documentation"),
+    ("Bash(npm install:*)", "npm install"),
+    ("Bash(pip install:*)", "pip install -e '.[test]'"),
+    ("Bash(pip install:*)", "pip install -r requirements.txt"),
+    ("Bash(uv pip install:*)", "uv pip install -e ./vendor/lib"),
 ]
 
 
@@ -210,6 +214,14 @@ ATTACKS = [
     ("Bash(rspec:*)", "rspec --req=/tmp/x.rb", "--req"),
     ("Bash(rspec:*)", "rspec -o /tmp/out", "-o"),
     ("Bash(just test:*)", "just test --shell /tmp/x", "--shell"),
+    # installs of what the line names: the package's own scripts run
+    ("Bash(npm install:*)", "npm install evil-pkg", "evil-pkg"),
+    ("Bash(pip install:*)", "pip install evil", "evil"),
+    ("Bash(pip install:*)", "pip install -e git+https://h/x", "git+https://h/x"),
+    ("Bash(pip install:*)", "pip install -r ../other.txt", "../other.txt"),
+    ("Bash(uv pip install:*)", "uv pip install evil", "evil"),
+    ("Bash(uv add:*)", "uv add evil", "evil"),
+    ("Bash(bun add:*)", "bun add evil", "evil"),
 ]
 
 

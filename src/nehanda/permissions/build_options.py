@@ -8,7 +8,8 @@ take whole long names only; GNU make (getopt_long) takes any unambiguous prefix
 (``--ev`` is ``--eval``). A runner's own options are few and rarely needed, so there
 the table lists the harmless ones and any other option before the program counts
 (``uv run --python /x/python pytest``); ``runner_program`` says where the program starts,
-for ``options`` to judge it with its own table.
+for ``options`` to judge it with its own table. ``judge_installs``: an install of a
+package the line names (``npm install PKG``, ``pip install PKG``) runs that package's code.
 """
 
 from __future__ import annotations
@@ -232,3 +233,36 @@ def runner_program(name: str, args: tuple[str, ...], verdict: Verdict) -> int | 
         shown = unknown if len(unknown) <= 30 else unknown[:29] + "…"
         verdict.runs.append(f"{name} {shown}: a runner's options can install or pick what runs")
     return None
+
+
+# -- installers ------------------------------------------------------------------------
+
+# Subcommands installing what their operands name. A package's own code (npm's install
+# scripts, a setup.py, a build backend) runs as it installs, so an operand or option
+# value that is not a path inside the project (``.``, ``./pkg``, ``-r requirements.txt``)
+# counts as running code the line names, like ``uv run --with PKG``.
+_INSTALLS = frozenset(
+    {("npm", "install"), ("npm", "i"), ("npm", "add"), ("pnpm", "add"), ("pnpm", "install")}
+    | {("pnpm", "i"), ("yarn", "add"), ("bun", "add"), ("bun", "install"), ("bun", "i")}
+    | {("pip", "install"), ("pip3", "install"), ("uv", "add"), ("poetry", "add")}
+    | {("pdm", "add")}
+)
+_INSTALL_FILES = frozenset({"-r", "--requirement", "-c", "--constraint"})
+
+
+def judge_installs(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
+    at = 2 if name == "uv" and args[:2] == ("pip", "install") else 1
+    if at == 1 and (name, args[0] if args else "") not in _INSTALLS:
+        return
+    words = args[at:]
+    for index, word in enumerate(words):
+        base = word.split("[", 1)[0]  # .[test]: the project with its extras
+        local = base == "." or (base.startswith("./") and inside(base))
+        listed = index > 0 and words[index - 1] in _INSTALL_FILES and inside(word)
+        if word.startswith("-") or word == "--" or local or listed:
+            continue
+        shown = word if len(word) <= 30 else word[:29] + "…"
+        verdict.runs.append(
+            f"{name} {args[at - 1]} {shown} installs what the line names, whose own code runs"
+        )
+        return

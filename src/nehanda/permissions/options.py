@@ -3,7 +3,11 @@
 ``judge_options(name, args)`` returns what a command's options do beyond what its name
 says: ``writes`` (``git log --output=F``, ``sed -i``, ``sort -o F``) and ``runs``
 (``sed 'e …'``, ``awk 'BEGIN{system(…)}'``, ``tar --to-command=…``, ``git -c k=v``,
-``perl -e``). A command carrying either is never allowed by a prefix rule; one that
+``perl -e``), and those of test runners, linters and build tools from one table per tool
+(``tool_options``, ``js_options``, ``build_options``: ``pytest --basetemp=src``, ``cargo
+test --config …``, ``make SHELL=…``, ``uv run --with PKG pytest``, ``npm install PKG``),
+the program a runner starts judged by its own (``uv run pytest …``, ``python -m pytest
+…``). A command carrying either is never allowed by a prefix rule; one that
 runs a program nobody can read off the command line is not judged at all when deny or
 ask rules are in force (``shell.analyse`` reports it as ``unjudged``).
 
@@ -96,6 +100,7 @@ def _judge(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
             extra(args, verdict)
     elif _INTERPRETERS.fullmatch(name):
         _judge_interpreter(name, args, verdict)
+    build_options.judge_installs(name, args, verdict)
     shown, handed = _handed_on(name, args)
     if handed:
         _judge_unseen(shown, handed, verdict)

@@ -340,7 +340,6 @@ TABLES: dict[str, OptionTable] = {
     "pytest": PYTEST,
     "py.test": PYTEST,
     "mypy": MYPY,
-    "dmypy": MYPY,
     "pylint": PYLINT,
     "flake8": FLAKE8,
     "ruff": RUFF,
