@@ -57,7 +57,7 @@ def judge_cargo(args: tuple[str, ...], verdict: Verdict) -> None:
     cut = args.index("--")
     subcommand = next((word for word in args[:cut] if not word.startswith(("-", "+"))), "")
     after = args[cut + 1 :]
-    if subcommand in _CARGO_TESTS and any(w.partition("=")[0] == "--logfile" for w in after):
+    if subcommand in _CARGO_TESTS and any(_logfile(word) for word in after):
         verdict.writes.append(f"cargo {subcommand} -- --logfile {_WHERE}")
     if subcommand in _CARGO_COMPILERS and not all(_LINT_LEVELS.fullmatch(w) for w in after):
         verdict.runs.append(f"cargo {subcommand} -- passes compiler flags, which can run a linker")
@@ -75,6 +75,12 @@ def _plain_tool_flags(value: str) -> bool:
         if token.startswith("-") and token.lstrip("-").split("=")[0] not in _PLAIN_TOOL_FLAGS:
             return False
     return True
+
+
+def _logfile(word: str) -> bool:
+    """libtest's --logfile, or what could abbreviate it (--list aside)."""
+    given = word.partition("=")[0].removeprefix("--")
+    return word.startswith("--") and len(given) > 1 and "logfile".startswith(given)
 
 
 _PROFILES = "coverprofile cpuprofile memprofile blockprofile mutexprofile trace outputdir"

@@ -30,6 +30,7 @@ JEST = OptionTable(
 --setupFiles,--setupFilesAfterEnv,--globalSetup,--globalTeardown,--transform: {_JS_MODULE}
 --reporters,--testRunner,--runner,--resolver,--testSequencer,--preset: {_JS_MODULE}
 --snapshotResolver,--testResultsProcessor,--watchPlugins,--filter: {_JS_MODULE}
+--haste,--moduleNameMapper,--dependencyExtractor,--prettierPath: {_JS_MODULE}
 --testEnvironment,--env: {_JS_MODULE}
 --rootDir,--roots,--projects,--modulePaths,--moduleDirectories: {_ELSEWHERE}
 """),
@@ -49,7 +50,8 @@ VITEST = OptionTable(
 """),
     lines(f"""
 -c,--config,--workspace: {_JS_CONFIG}
---setupFiles,--globalSetup,--reporter,--environment,--pool: {_JS_MODULE}
+--setupFiles,--globalSetup,--reporter,--environment,--pool,--diff: {_JS_MODULE}
+--coverage.customProviderModule: {_JS_MODULE}
 -r,--root,--dir,--project: {_ELSEWHERE}
 --inspect,--inspectBrk,--api,--ui,--browser: opens a port or a browser that can run code
 """),
@@ -69,6 +71,7 @@ MOCHA = OptionTable(
 -r,--require,--import,--loader,--experimental-loader,-n,--node-option: {_JS_MODULE}
 --config,--package: {_JS_CONFIG}
 -R,--reporter,-u,--ui,--file: {_JS_MODULE}
+--inspect,--inspect-brk: opens a debugger port through which code can run
 """),
     values="rOnRugfst",
     fold=True,
@@ -100,9 +103,9 @@ PRETTIER = OptionTable(
 """),
     lines(f"""
 --config: {_JS_CONFIG}
---plugin: {_JS_MODULE}
+--plugin,--plugin-search-dir,--parser: {_JS_MODULE}
 """),
-    harmless_if=when(inside, "--config"),
+    harmless_if={**when(inside, "--config"), **when(plain_name, "--parser")},
 )
 
 TSC = OptionTable(
@@ -123,7 +126,7 @@ TSC = OptionTable(
 
 RSPEC = OptionTable(
     lines(f"""
--o,--out: {_REPORT}
+-o,--out,--deprecation-out: {_REPORT}
 """),
     lines(f"""
 -r,--require,-I: loads Ruby code from outside the project

@@ -117,7 +117,9 @@ def _long(table: OptionTable, written: str) -> list[str]:
     named = [option for option in (*table.writes, *table.runs) if option != "@"]
     if not table.single_dash:
         named = [option for option in named if option.startswith("--")]
-    exact = [option for option in named if _fold(table, option) == given]
+    # cac (vitest) reads --outputFile.junit=F as --outputFile: a dotted name counts as its head.
+    heads = {given, given.split(".", 1)[0]}
+    exact = [option for option in named if _fold(table, option) in heads]
     if not given or exact or not table.abbreviations or written in table.plain:
         return exact
     return [option for option in named if _fold(table, option).startswith(given)]
@@ -249,7 +251,11 @@ PYLINT = OptionTable(
 """),
     abbreviations=True,
     at_files=True,
-    harmless_if={"--output-format": lambda value: "." not in value, **when(inside, "--rcfile")},
+    harmless_if={
+        # json:report.json writes a file, and a dotted name loads a reporter class
+        "--output-format": lambda value: re.fullmatch(r"[\w,-]+", value) is not None,
+        **when(inside, "--rcfile"),
+    },
 )
 
 FLAKE8 = OptionTable(
@@ -301,7 +307,7 @@ TOX = OptionTable(
     lines(f"""
 --workdir: writes its environments where it says
 --result-json,--report-json: {_REPORT}
---no-provision: writes where it says
+--no-provision,--devenv: writes where it says
 """),
     lines(f"""
 --installpkg,--force-dep: installs the package it names
