@@ -42,7 +42,6 @@ CARGO = OptionTable(
 )
 # What cargo hands on after ``--``: libtest's --logfile writes; rustc and clippy-driver
 # take compiler flags (``-C linker=…`` runs a program), of which lint levels are harmless.
-_CARGO_TESTS = frozenset({"test", "t", "bench", "b"})
 _CARGO_COMPILERS = frozenset({"rustc", "rustdoc", "clippy"})
 _LINT_LEVELS = re.compile(
     r"(-[DWAF]|--(deny|warn|allow|forbid|cap-lints)=?)?([A-Za-z_][\w:-]*)?", re.ASCII
@@ -54,13 +53,14 @@ def judge_cargo(args: tuple[str, ...], verdict: Verdict) -> None:
         verdict.runs.append(f"cargo {args[0]} runs a toolchain from a path")
     if "--" not in args:
         return
+    # Any word before -- may be the subcommand (cargo --color always rustc -- …).
     cut = args.index("--")
-    subcommand = next((word for word in args[:cut] if not word.startswith(("-", "+"))), "")
     after = args[cut + 1 :]
-    if subcommand in _CARGO_TESTS and any(_logfile(word) for word in after):
-        verdict.writes.append(f"cargo {subcommand} -- --logfile {_WHERE}")
-    if subcommand in _CARGO_COMPILERS and not all(_LINT_LEVELS.fullmatch(w) for w in after):
-        verdict.runs.append(f"cargo {subcommand} -- passes compiler flags, which can run a linker")
+    if any(_logfile(word) for word in after):
+        verdict.writes.append(f"cargo … -- --logfile {_WHERE}")
+    compiler = next((word for word in args[:cut] if word in _CARGO_COMPILERS), None)
+    if compiler and not all(_LINT_LEVELS.fullmatch(word) for word in after):
+        verdict.runs.append(f"cargo {compiler} -- passes compiler flags, which can run a linker")
 
 
 # Compiler and linker flags that neither write nor run: strip symbols, set a string,

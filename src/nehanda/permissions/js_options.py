@@ -3,6 +3,10 @@ run something else (``jest --setupFiles=../x.js``, ``eslint --rulesdir``, ``tsc 
 ``rspec --require``): tables as in ``tool_options``. A JavaScript configuration is code,
 so one named outside the project counts as running something.
 
+For a reporter, environment, formatter or configuration a bare name
+(``--reporters=jest-junit``, ``--env=jsdom``, ``-f json``) is a package the project has
+installed and counts as inside it; a plugin (``--plugin``) counts whatever it names.
+
 Parsers: yargs (jest, mocha) and cac (vitest) take whole names and read ``--setup-files``
 as ``--setupFiles``, hence ``fold``; tsc takes one dash or two and ignores case;
 optionator (eslint) and prettier's take whole names as written; Ruby's OptionParser
@@ -11,7 +15,7 @@ optionator (eslint) and prettier's take whole names as written; Ruby's OptionPar
 
 from __future__ import annotations
 
-from nehanda.permissions.tool_options import OptionTable, inside, lines, plain_name, when
+from nehanda.permissions.tool_options import OptionTable, inside, lines, when
 
 _OTHER_OPTIONS = "reads more options from a file nehanda cannot see"
 _REPORT = "writes a report where it says"
@@ -36,11 +40,11 @@ JEST = OptionTable(
 """),
     values="ctw",
     fold=True,
-    harmless_if={
-        **when(plain_name, "--testEnvironment --env --reporters"),
-        **when(inside, "-c --config --setupFiles --setupFilesAfterEnv --globalSetup"),
-        **when(inside, "--globalTeardown --rootDir --roots"),
-    },
+    harmless_if=when(
+        inside,
+        "-c --config --setupFiles --setupFilesAfterEnv --globalSetup --globalTeardown "
+        "--rootDir --roots --testEnvironment --env --reporters",
+    ),
 )
 
 VITEST = OptionTable(
@@ -57,10 +61,11 @@ VITEST = OptionTable(
 """),
     values="crt",
     fold=True,
-    harmless_if={
-        **when(plain_name, "--reporter --environment --pool --project"),
-        **when(inside, "-c --config --workspace --setupFiles --globalSetup -r --root --dir"),
-    },
+    harmless_if=when(
+        inside,
+        "-c --config --workspace --setupFiles --globalSetup -r --root --dir --reporter "
+        "--environment --pool --project",
+    ),
 )
 
 MOCHA = OptionTable(
@@ -75,10 +80,7 @@ MOCHA = OptionTable(
 """),
     values="rOnRugfst",
     fold=True,
-    harmless_if={
-        **when(plain_name, "-R --reporter -u --ui"),
-        **when(inside, "-r --require --config --package --file"),
-    },
+    harmless_if=when(inside, "-r --require --config --package --file -R --reporter -u --ui"),
 )
 
 ESLINT = OptionTable(
@@ -93,7 +95,7 @@ ESLINT = OptionTable(
 --init,--inspect-config: installs or runs other packages
 """),
     values="ocf",
-    harmless_if={**when(plain_name, "-f --format"), **when(inside, "-c --config --rulesdir")},
+    harmless_if=when(inside, "-c --config --rulesdir -f --format"),
 )
 
 PRETTIER = OptionTable(
@@ -105,7 +107,7 @@ PRETTIER = OptionTable(
 --config: {_JS_CONFIG}
 --plugin,--plugin-search-dir,--parser: {_JS_MODULE}
 """),
-    harmless_if={**when(inside, "--config"), **when(plain_name, "--parser")},
+    harmless_if=when(inside, "--config --parser"),
 )
 
 TSC = OptionTable(

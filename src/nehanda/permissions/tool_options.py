@@ -65,9 +65,10 @@ class Hit:
 
 def judge_table(name: str, table: OptionTable, args: tuple[str, ...], verdict: Verdict) -> None:
     """Add to ``verdict`` what ``args`` (before ``--``) ask of ``name`` beyond running it."""
-    first = next((word for word in args if not word.startswith("-")), "")
-    if first in table.subcommands:
-        verdict.runs.append(f"{name} {first} {table.subcommands[first]}")
+    # Any word before -- may be the subcommand: tox --colored yes exec -- …
+    words = args[: args.index("--")] if "--" in args else args
+    if found := next((word for word in words if word in table.subcommands), None):
+        verdict.runs.append(f"{name} {found} {table.subcommands[found]}")
     judge_options_of(name, table, args, verdict)
 
 
@@ -163,11 +164,6 @@ def inside(value: str) -> bool:
 
 def when(check: ValueCheck, options: str) -> dict[str, ValueCheck]:
     return dict.fromkeys(options.split(), check)
-
-
-def plain_name(value: str) -> bool:
-    """A plain name (``jsdom``, ``json``, ``dot``), not a path to code."""
-    return re.fullmatch(r"[A-Za-z][\w-]*", value) is not None
 
 
 # -- Python ------------------------------------------------------------------------
