@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -54,6 +55,14 @@ class OptionTable:
     plain: frozenset[str] = frozenset()
     at_files: bool = False
     subcommands: Mapping[str, str] = field(default_factory=dict)
+
+    @cached_property
+    def long_names(self) -> tuple[tuple[str, str], ...]:
+        """The risky options a long option word can name, each as ``_fold`` makes it."""
+        named = [option for option in (*self.writes, *self.runs) if option != "@"]
+        if not self.single_dash:
+            named = [option for option in named if option.startswith("--")]
+        return tuple((_fold(self, option), option) for option in named)
 
 
 @dataclass(frozen=True)
@@ -115,15 +124,13 @@ def _fold(table: OptionTable, option: str) -> str:
 def _long(table: OptionTable, written: str) -> list[str]:
     """The risky options ``written`` names: its own, or every one it abbreviates."""
     given = _fold(table, written)
-    named = [option for option in (*table.writes, *table.runs) if option != "@"]
-    if not table.single_dash:
-        named = [option for option in named if option.startswith("--")]
     # cac (vitest) reads --outputFile.junit=F as --outputFile: a dotted name counts as its head.
     heads = {given, given.split(".", 1)[0]}
-    exact = [option for option in named if _fold(table, option) in heads]
+    named = table.long_names
+    exact = [option for folded, option in named if folded in heads]
     if not given or exact or not table.abbreviations or written in table.plain:
         return exact
-    return [option for option in named if _fold(table, option).startswith(given)]
+    return [option for folded, option in named if folded.startswith(given)]
 
 
 def _cluster(table: OptionTable, word: str, following: str) -> list[Hit]:
