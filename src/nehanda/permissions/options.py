@@ -345,11 +345,25 @@ def _judge_package_manager(name: str, args: tuple[str, ...], verdict: Verdict) -
         verdict.writes.append(f"{name} {options[0]}: options before -- can change what {name} runs")
 
 
+def _judge_npx(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
+    """npx's own options come before the package; every word after it is the program's
+    (npx puts ``--`` there), judged by the program's table, or by all of them."""
+    start = next((i for i, word in enumerate(args) if not word.startswith("-")), len(args))
+    _judge_package_manager(name, args[:start], verdict)
+    if start == len(args):
+        return
+    program, rest = PurePosixPath(args[start]).name, args[start + 1 :]
+    if program in _TABLES:
+        _judge(program, tuple(word for word in rest if word != "--"), verdict)
+    else:
+        _judge_unseen(f"npx {program}", tuple(word for word in rest if word != "--"), verdict)
+
+
 def _handed_on(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
     """How to name them, and the words a command hands to a script or program nehanda
-    cannot see: after ``--`` for npm, npx, yarn and pnpm (``npm run test -- …``, ``npx
-    jest -- …``), after the script for ``bun run SCRIPT …``."""
-    if name in ("npm", "npx", "yarn", "pnpm") and "--" in args:
+    cannot see: after ``--`` for npm, yarn and pnpm (``npm run test -- …``), after the
+    script for ``bun run SCRIPT …``."""
+    if name in ("npm", "yarn", "pnpm") and "--" in args:
         after = args[args.index("--") + 1 :]
         return f"{name} … --", tuple(word for word in after if word != "--")
     if name == "bun" and args[:1] == ("run",):
@@ -378,7 +392,7 @@ _JUDGES = {
     "bsdtar": _judge_tar,
     "sort": _judge_sort,
     "npm": _judge_package_manager,
-    "npx": _judge_package_manager,
+    "npx": _judge_npx,
     "yarn": _judge_package_manager,
     "pnpm": _judge_package_manager,
     **dict.fromkeys(_AWKS, _judge_awk),
