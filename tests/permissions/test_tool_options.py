@@ -86,11 +86,6 @@ EVERYDAY = [
 ]
 
 
-@pytest.mark.parametrize(("rule", "command"), EVERYDAY)
-def test_a_prefix_rule_still_allows_the_everyday_invocation(rule: str, command: str) -> None:
-    assert isinstance(decided(rule, command), Allow), analyse(command).risks
-
-
 ATTACKS = [
     # pytest: deletes, writes elsewhere, loads plugins or other configuration
     ("Bash(pytest:*)", "pytest --basetemp=src", "--basetemp"),
@@ -234,6 +229,32 @@ ATTACKS = [
 ]
 
 
+# Words the shell turns into options nobody judged: ANSI-C quotes, braces, and globs
+# beside a file named --basetemp=.. (a file name holds no slash, but .. is enough).
+ATTACKS += [
+    ("Bash(pytest:*)", "pytest $'--basetemp=src'", "the shell expands it"),
+    ("Bash(pytest:*)", "pytest $'\\x2d-basetemp=..'", "the shell expands it"),
+    ("Bash(pytest:*)", "pytest {--basetemp=src,}", "the shell expands it"),
+    ("Bash(pytest:*)", "pytest --{basetemp=src,x}", "the shell expands it"),
+    ("Bash(pytest:*)", "pytest --basetem[p]=src", "the shell expands it"),
+    ("Bash(pytest:*)", "pytest *", "the shell expands it"),
+    ("Bash(pytest:*)", "pytest $OPTIONS", "the shell expands it"),
+    ("Bash(go test:*)", "go test $'-exec=/tmp/x' ./...", "the shell expands it"),
+    ("Bash(git log:*)", "git log $'--output=/tmp/x'", "the shell expands it"),
+    ("Bash(npm run test:*)", "npm run test -- $'--basetemp=/'", "the shell expands it"),
+]
+EVERYDAY += [
+    ("Bash(pytest:*)", "pytest tests/*.py"),
+    ("Bash(pytest:*)", "pytest tests/{unit,e2e} -k 'parse or dump'"),
+    ("Bash(git add:*)", "git add src/*.py"),
+]
+
+
+@pytest.mark.parametrize(("rule", "command"), EVERYDAY)
+def test_a_prefix_rule_still_allows_the_everyday_invocation(rule: str, command: str) -> None:
+    assert isinstance(decided(rule, command), Allow), analyse(command).risks
+
+
 @pytest.mark.parametrize(("rule", "command", "option"), ATTACKS)
 def test_a_prefix_rule_asks_for_an_option_that_writes_or_runs(
     rule: str, command: str, option: str
@@ -253,7 +274,13 @@ def test_an_exact_rule_allows_the_command_it_names(rule: str, command: str, opti
 
 @pytest.mark.parametrize(
     "command",
-    ["pytest -p evil", "cargo test --config x=y", "go test -exec x ./...", "make test CC=x"],
+    [
+        "pytest -p evil",
+        "cargo test --config x=y",
+        "go test -exec x ./...",
+        "make test CC=x",
+        "git $'-c' core.fsmonitor=x status",
+    ],
 )
 def test_under_yolo_with_a_deny_rule_what_runs_other_code_is_denied(command: str) -> None:
     # nobody can read off the line what such an option runs, so no deny rule could see it

@@ -82,10 +82,29 @@ def git_globals(args: tuple[str, ...]) -> tuple[str, ...]:
     )
 
 
-def judge_options(name: str, args: tuple[str, ...]) -> Verdict:
+def judge_options(
+    name: str, args: tuple[str, ...], built: tuple[frozenset[str], ...] = ()
+) -> Verdict:
+    """``built``: what built each of ``args`` (``shell.SimpleCommand.built``)."""
     verdict = Verdict()
     _judge(name, args, verdict)
+    if name in _JUDGED or _INTERPRETERS.fullmatch(name):
+        hidden = next(
+            (w for w, how in zip(args, built, strict=False) if _may_be_option(w, how)), None
+        )
+        if hidden is not None:
+            shown = hidden if len(hidden) <= 30 else hidden[:29] + "…"
+            verdict.runs.append(f"{name} {shown}: the shell expands it, maybe into an option")
     return verdict
+
+
+def _may_be_option(word: str, built: frozenset[str]) -> bool:
+    """Whether the shell may turn ``word`` into one starting with ``-``, which nobody
+    judged: ``$'--basetemp=src'``, ``{--basetemp=src,}``, ``*`` beside a file named
+    ``--basetemp=..``. ``tests/*.py`` and ``tests/{unit,e2e}`` cannot be."""
+    if "brace" in built and (word.startswith("-") or re.search(r"[{,]-", word)):
+        return True
+    return bool(built & {"expansion", "glob"}) and word[:1] in ("-", "$", "*", "?", "[")
 
 
 def _judge(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
@@ -397,3 +416,7 @@ _JUDGES = {
     "pnpm": _judge_package_manager,
     **dict.fromkeys(_AWKS, _judge_awk),
 }
+# Commands whose options are judged, so that an argument the shell builds must not
+# smuggle one in.
+_JUDGED = frozenset(_JUDGES) | frozenset(_TABLES) | frozenset(build_options.RUNNERS)
+_JUDGED |= frozenset({"pip", "pip3"})
