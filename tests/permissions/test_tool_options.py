@@ -44,6 +44,8 @@ EVERYDAY = [
     ("Bash(pytest:*)", "pytest --cov=src --cov-report=term-missing --pdb"),
     ("Bash(pytest:*)", "pytest -n auto --dist loadscope --timeout=30"),
     ("Bash(pytest:*)", "pytest -o log_cli=true -W error::DeprecationWarning"),
+    ("Bash(pytest:*)", "pytest -W ignore::pytest.PytestUnknownMarkWarning --rootdir=."),
+    ("Bash(mypy:*)", "mypy --cache-dir=/dev/null src"),
     ("Bash(pytest:*)", "pytest -c ci/pytest.ini --import-mode=importlib"),
     ("Bash(uv run pytest:*)", "uv run pytest -x tests/"),
     ("Bash(uv run:*)", "uv run --frozen --extra test pytest -q"),

@@ -186,8 +186,13 @@ _REPORT = "writes a report where it says"
 
 
 def _warning_filter(value: str) -> bool:
-    """A -W filter whose category pytest need not import (no module named)."""
-    return "." not in "".join(value.split(":")[2:3])
+    """A -W filter whose category names no module, or one pytest has loaded anyway."""
+    module = "".join(value.split(":")[2:3]).rpartition(".")[0]
+    return module in ("", "builtins", "warnings", "pytest") or module.startswith("_pytest.")
+
+
+def _cache_dir(value: str) -> bool:
+    return value == "/dev/null" or inside(value)
 
 
 PYTEST = OptionTable(
@@ -195,7 +200,7 @@ PYTEST = OptionTable(
 --basetemp: empties the folder it names, then writes there
 --junitxml,--junit-xml,--resultlog,--result-log,--report-log,--html: {_REPORT}
 --json-report-file,--log-file,--debug,--cov-report: {_REPORT}
---rootdir: moves pytest's cache to the folder it names
+--rootdir: moves pytest's cache there, and can load conftest.py files from above it
 --pastebin: uploads the test output to a paste service
 --rsyncdir: copies files to other machines
 """),
@@ -219,7 +224,7 @@ PYTEST = OptionTable(
         **when(lambda value: value.partition("=")[0] in _READ_ONLY_INI, "-o --override-ini"),
         "--cov-report": lambda value: ":" not in value,
         **when(_warning_filter, "-W --pythonwarnings"),
-        **when(inside, "-c --config-file --inifile --confcutdir"),
+        **when(inside, "-c --config-file --inifile --confcutdir --rootdir"),
     },
 )
 
@@ -238,7 +243,7 @@ MYPY = OptionTable(
 """),
     abbreviations=True,
     at_files=True,
-    harmless_if=when(inside, "--config-file"),
+    harmless_if={"--config-file": inside, "--cache-dir": _cache_dir},
 )
 
 PYLINT = OptionTable(
@@ -290,7 +295,7 @@ RUFF = OptionTable(
 """),
     {},
     values="o",
-    harmless_if={"--config": _ruff_config},
+    harmless_if={"--config": _ruff_config, "--cache-dir": _cache_dir},
 )
 
 PYRIGHT = OptionTable(
