@@ -262,12 +262,16 @@ def judge_installs(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
         return
     words = args[at:]
     for index, word in enumerate(words):
-        base = word.split("[", 1)[0]  # .[test]: the project with its extras
-        local = base == "." or (base.startswith("./") and inside(base))
-        listed = index > 0 and words[index - 1] in _INSTALL_FILES and inside(word)
-        if word.startswith("-") or word == "--" or local or listed:
+        # An option's value is an operand too: --index-url=URL, --editable=git+URL.
+        option, equals, value = word.partition("=") if word.startswith("-") else ("", "", word)
+        if word == "--" or (option and not equals):
             continue
-        shown = word if len(word) <= 30 else word[:29] + "…"
+        base = value.split("[", 1)[0]  # .[test]: the project with its extras
+        local = base == "." or (base.startswith("./") and inside(base))
+        named_by = option or (words[index - 1] if index else "")
+        if local or (named_by in _INSTALL_FILES and inside(value)):
+            continue
+        shown = value if len(value) <= 30 else value[:29] + "…"
         verdict.runs.append(
             f"{name} {args[at - 1]} {shown} installs what the line names, whose own code runs"
         )
