@@ -35,7 +35,8 @@ def offered(command: str) -> str | None:
         ("pytest -x tests/test_a.py", "Bash(pytest:*)"),
         ("pytest tests/*.py", "Bash(pytest:*)"),
         ("npx jest tests", "Bash(npx jest:*)"),
-        ("npx jest --watch", None),  # npx's options may change what it runs
+        ("npx jest --watch", "Bash(npx jest:*)"),  # after the package: jest's own options
+        ("npx --yes jest", None),  # npx's options may change what it runs
         ("make test", "Bash(make test:*)"),
         ("ruff check .", "Bash(ruff check:*)"),
         # never for these

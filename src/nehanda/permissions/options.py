@@ -3,7 +3,11 @@
 ``judge_options(name, args)`` returns what a command's options do beyond what its name
 says: ``writes`` (``git log --output=F``, ``sed -i``, ``sort -o F``) and ``runs``
 (``sed 'e …'``, ``awk 'BEGIN{system(…)}'``, ``tar --to-command=…``, ``git -c k=v``,
-``perl -e``). A command carrying either is never allowed by a prefix rule; one that
+``perl -e``), and those of test runners, linters and build tools from one table per tool
+(``tool_options``, ``js_options``, ``build_options``: ``pytest --basetemp=src``, ``cargo
+test --config …``, ``make SHELL=…``, ``uv run --with PKG pytest``, ``npm install PKG``),
+the program a runner starts judged by its own (``uv run pytest …``, ``python -m pytest
+…``). A command carrying either is never allowed by a prefix rule; one that
 runs a program nobody can read off the command line is not judged at all when deny or
 ask rules are in force (``shell.analyse`` reports it as ``unjudged``).
 
@@ -16,6 +20,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from nehanda.permissions import build_options, js_options, tool_options
 
 # git's own options, before the subcommand. Those taking a value in the next word:
 GIT_GLOBAL_WITH_VALUE = frozenset(
@@ -75,14 +82,50 @@ def git_globals(args: tuple[str, ...]) -> tuple[str, ...]:
     )
 
 
-def judge_options(name: str, args: tuple[str, ...]) -> Verdict:
+def judge_options(
+    name: str, args: tuple[str, ...], built: tuple[frozenset[str], ...] = ()
+) -> Verdict:
+    """``built``: what built each of ``args`` (``shell.SimpleCommand.built``)."""
     verdict = Verdict()
-    judge = _JUDGES.get(name)
-    if judge is None and _INTERPRETERS.fullmatch(name):
-        judge = _judge_interpreter
-    if judge is not None:
-        judge(name, args, verdict)
+    _judge(name, args, verdict)
+    if name in _JUDGED or _INTERPRETERS.fullmatch(name):
+        hidden = next(
+            (w for w, how in zip(args, built, strict=False) if _may_be_option(w, how)), None
+        )
+        if hidden is not None:
+            shown = hidden if len(hidden) <= 30 else hidden[:29] + "…"
+            verdict.runs.append(f"{name} {shown}: the shell expands it, maybe into an option")
     return verdict
+
+
+def _may_be_option(word: str, built: frozenset[str]) -> bool:
+    """Whether the shell may turn ``word`` into one starting with ``-``, which nobody
+    judged: ``$'--basetemp=src'``, ``{--basetemp=src,}``, ``*`` beside a file named
+    ``--basetemp=..``. ``tests/*.py`` and ``tests/{unit,e2e}`` cannot be."""
+    if "brace" in built and (word.startswith("-") or re.search(r"[{,]-", word)):
+        return True
+    return bool(built & {"expansion", "glob"}) and word[:1] in ("-", "$", "*", "?", "[")
+
+
+def _judge(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
+    """Judge ``name``'s options, then those of the program a runner starts
+    (``uv run pytest …``), with that program's own table."""
+    table = _TABLES.get(name)
+    if (judge := _JUDGES.get(name)) is not None:
+        judge(name, args, verdict)
+    elif table is not None:
+        tool_options.judge_table(name, table, args, verdict)
+        if (extra := build_options.EXTRA.get(name)) is not None:
+            extra(args, verdict)
+    elif _INTERPRETERS.fullmatch(name):
+        _judge_interpreter(name, args, verdict)
+    build_options.judge_installs(name, args, verdict)
+    shown, handed = _handed_on(name, args)
+    if handed:
+        _judge_unseen(shown, handed, verdict)
+    start = build_options.runner_program(name, args, verdict)
+    if start is not None:
+        _judge(PurePosixPath(args[start]).name, args[start + 1 :], verdict)
 
 
 def _long_is(word: str, names: tuple[str, ...]) -> str | None:
@@ -285,11 +328,16 @@ def _judge_awk(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
 def _judge_interpreter(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
     base = _INTERPRETERS.fullmatch(name)
     letters = _INTERPRETER_CODE_FLAGS.get(base.group(1) if base else "", "ecp")
-    for word in _options(args):
+    words = _options(args)
+    for index, word in enumerate(words):
         if not word.startswith("-"):
             return  # the script's own arguments follow
         if _short_has(word, letters) or _long_is(word, _INTERPRETER_CODE_LONG):
             verdict.runs.append(f"{name} {word} runs code given on the command line")
+            return
+        if word == "-m" and index + 1 < len(args):
+            # python -m pytest …: the module's options, by its own table.
+            _judge(args[index + 1], args[index + 2 :], verdict)
             return
 
 
@@ -316,6 +364,44 @@ def _judge_package_manager(name: str, args: tuple[str, ...], verdict: Verdict) -
         verdict.writes.append(f"{name} {options[0]}: options before -- can change what {name} runs")
 
 
+def _judge_npx(name: str, args: tuple[str, ...], verdict: Verdict) -> None:
+    """npx's own options come before the package; every word after it is the program's
+    (npx puts ``--`` there), judged by the program's table, or by all of them."""
+    start = next((i for i, word in enumerate(args) if not word.startswith("-")), len(args))
+    _judge_package_manager(name, args[:start], verdict)
+    if start == len(args):
+        return
+    program, rest = PurePosixPath(args[start]).name, args[start + 1 :]
+    if program in _TABLES:
+        _judge(program, tuple(word for word in rest if word != "--"), verdict)
+    else:
+        _judge_unseen(f"npx {program}", tuple(word for word in rest if word != "--"), verdict)
+
+
+def _handed_on(name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """How to name them, and the words a command hands to a script or program nehanda
+    cannot see: after ``--`` for npm, yarn and pnpm (``npm run test -- …``), after the
+    script for ``bun run SCRIPT …``."""
+    if name in ("npm", "yarn", "pnpm") and "--" in args:
+        after = args[args.index("--") + 1 :]
+        return f"{name} … --", tuple(word for word in after if word != "--")
+    if name == "bun" and args[:1] == ("run",):
+        return f"bun run {_at(list(args), 1)}", tuple(word for word in args[2:] if word != "--")
+    return name, ()
+
+
+def _judge_unseen(shown: str, words: tuple[str, ...], verdict: Verdict) -> None:
+    """Words bound for a tool nobody can name must pass every tool's table."""
+    for table in dict.fromkeys(_TABLES.values()):
+        found = Verdict()
+        tool_options.judge_options_of(shown, table, words, found)
+        if found.writes or found.runs:
+            verdict.writes.extend(found.writes)
+            verdict.runs.extend(found.runs)
+            return
+
+
+_TABLES = {**tool_options.TABLES, **js_options.TABLES, **build_options.TABLES}
 _JUDGES = {
     "git": _judge_git,
     "sed": _judge_sed,
@@ -325,8 +411,12 @@ _JUDGES = {
     "bsdtar": _judge_tar,
     "sort": _judge_sort,
     "npm": _judge_package_manager,
-    "npx": _judge_package_manager,
+    "npx": _judge_npx,
     "yarn": _judge_package_manager,
     "pnpm": _judge_package_manager,
     **dict.fromkeys(_AWKS, _judge_awk),
 }
+# Commands whose options are judged, so that an argument the shell builds must not
+# smuggle one in.
+_JUDGED = frozenset(_JUDGES) | frozenset(_TABLES) | frozenset(build_options.RUNNERS)
+_JUDGED |= frozenset({"pip", "pip3"})

@@ -9,12 +9,15 @@ development tool (``uv run pytest``), since ``uv run python:*`` would run any co
 None is offered for anything else: a command the table does not know (``rm``, ``curl``,
 a wrapper such as ``sudo``, ``env``, ``xargs`` or ``sh -c``, an interpreter), a command
 with risks or one the analyser cannot judge, git with its own options before the
-subcommand, subcommands that change what a tool runs (``git config``) or run whatever they are
-given (``docker run``, ``kubectl exec``, ``go run``), or a prefix word the shell would
-expand. For a subcommand that is a group (``git stash``, ``uv pip``, every ``gh`` one)
-the prefix takes the action too: ``Bash(git stash list:*)``, never ``git stash:*``,
-which would cover ``git stash drop``. A prefix rule never allows a command with risks (options that
-write or run, ``permissions.options``), whatever it names; see ``decision``.
+subcommand, subcommands that change what a tool runs (``git config``), run whatever they
+are given (``docker run``, ``kubectl exec``, ``go run``, ``npm x``, ``bun x``), fetch a
+package and run it (``npm init foo``) or install programs onto ``PATH`` (``cargo
+install``, ``go install``), or a prefix word the shell would expand. For a subcommand
+that is a group (``git stash``, ``uv pip``, every ``gh`` one) the prefix takes the action
+too: ``Bash(git stash list:*)``, never ``git stash:*``, which would cover ``git stash
+drop``. A prefix rule never allows a command with risks (options that write or run,
+``permissions.options``: ``pytest --basetemp=src``, ``cargo test --config …``, ``make
+SHELL=…``), whatever it names; see ``decision``.
 """
 
 from __future__ import annotations
@@ -50,6 +53,12 @@ _NEVER = {("git", "config"), ("npm", "config"), ("pnpm", "config"), ("yarn", "co
 _NEVER |= {("docker", "run"), ("docker", "exec"), ("podman", "run"), ("podman", "exec")}
 _NEVER |= {("kubectl", "exec"), ("kubectl", "run"), ("go", "run"), ("deno", "run")}
 _NEVER |= {("deno", "eval"), ("gh", "api"), ("gh", "extension"), ("gh", "alias")}
+_NEVER |= {("npm", "x"), ("npm", "explore"), ("yarn", "exec"), ("yarn", "node"), ("bun", "x")}
+_NEVER |= {("bun", "exec"), ("rustup", "run"), ("go", "tool")}
+# ... or fetch a package the line names and run it (npm init foo runs create-foo), or
+# install programs onto PATH, where later commands find them.
+_NEVER |= {("npm", "init"), ("npm", "create"), ("pnpm", "create"), ("yarn", "create")}
+_NEVER |= {("bun", "create"), ("cargo", "install"), ("go", "install")}
 # Subcommands that are groups: the action is the word after them (``git stash drop``
 # must not ride on ``git stash list``), so the prefix takes it too. All of gh's are.
 _GROUPS = {("git", "stash"), ("git", "remote"), ("git", "worktree"), ("git", "submodule")}

@@ -422,7 +422,7 @@ class _Scanner:
             self._wrapped(name, args, flags[1:], text, depth)
             if "-delete" in actions:
                 self.inner.append(SimpleCommand(("rm", "-r", "--", *find_roots(args)), text))
-        verdict = judge_options(name, args)
+        verdict = judge_options(name, args, flags[1:])
         for reason in verdict.writes:
             self._risk(reason)
         for reason in verdict.runs:
