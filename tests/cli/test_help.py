@@ -11,8 +11,8 @@ from nehanda.cli.config_command import ENV_LAYER
 from nehanda.config.profiles import PROFILES
 
 
-def help_text(tmp_path: Path, *args: str) -> str:
-    done = nehanda(*args, "--help", cwd=tmp_path, env={"COLUMNS": "100"})
+def help_text(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    done = nehanda(*args, "--help", cwd=tmp_path, env={"COLUMNS": "100", **(env or {})})
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -50,3 +50,10 @@ def test_subcommand_help_names_the_new_flags(tmp_path: Path) -> None:
     assert "-v, --verbose" in text and "even when stderr is not a terminal" in " ".join(
         text.split()
     )
+
+
+def test_the_settings_path_is_never_broken_across_lines(tmp_path: Path) -> None:
+    """click wraps at hyphens; a path cut there could not be copied back."""
+    folder = tmp_path / "a-long-folder-name-with-hyphens-in-it-to-force-a-wrap-somewhere-in-it"
+    text = help_text(tmp_path, env={"XDG_CONFIG_HOME": str(folder)})
+    assert f"  {folder / 'nehanda' / 'settings.toml'}\n" in text

@@ -68,8 +68,10 @@ class Nehanda(click.Group):
                 "And any variable a provider's api_key_env, or an MCP server's ${VAR}, names."
             )
         with formatter.section("Settings"):
+            # On a line of its own, never wrapped: click breaks lines at hyphens, and a
+            # path split there cannot be copied back whole.
+            formatter.write_text(f"\b\n{config_dir() / 'settings.toml'}")
             formatter.write_text(
-                f"{config_dir() / 'settings.toml'} for you, .nehanda/settings.toml for a "
-                "project (in part until you trust its folder: nehanda trust). "
-                "nehanda config shows what is in effect."
+                "for you, .nehanda/settings.toml for a project (in part until you trust its "
+                "folder: nehanda trust). nehanda config shows what is in effect."
             )
