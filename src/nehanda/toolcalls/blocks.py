@@ -26,6 +26,7 @@ from nehanda.toolcalls.jsonvalue import (
     decode_at,
     sniff_name,
 )
+from nehanda.toolcalls.ledger import REASONING
 from nehanda.toolcalls.repair import Repaired, repair
 from nehanda.toolcalls.shapes import Found, calls_in, failure_found
 from nehanda.toolcalls.xmlcalls import DONE as XML_DONE
@@ -53,6 +54,10 @@ class Host(Protocol):
     schemas: Mapping[str, Mapping[str, Any]]
     markup: frozenset[str]
 
+    @property
+    def reasoning_closers(self) -> tuple[str, ...]:
+        """The words that end a reasoning section."""
+
     def announce(self, name: str) -> int | None:
         """Emit ToolUseStart for ``name`` now if that is safe; its index, or None."""
 
@@ -77,8 +82,14 @@ def _head(chunks: list[str], size: int) -> str:
 class Block:
     """The state of one block being read; driven by the scanner through ``step``."""
 
-    def __init__(self, dialect: Dialect, host: Host, opener: str, ctx: int) -> None:
+    def __init__(
+        self, dialect: Dialect, host: Host, opener: str, ctx: int, *, line: bool = False
+    ) -> None:
+        """``line``: the value must end its line, as ``LINE``'s does."""
         self.dialect = dialect
+        self.line = line or dialect is LINE
+        # A bare value inside reasoning is all of the section: its closer ends the value.
+        self._stops = host.reasoning_closers if ctx == REASONING else ()
         self.host = host
         self.ctx = ctx
         self.raw: list[str] = [opener]
@@ -352,7 +363,7 @@ class Block:
     def _after(self, buf: str, pos: int, final: bool) -> int:
         if self.dialect is BARE:
             return self._after_bare(buf, pos, final)
-        if self.dialect is LINE:
+        if self.line:
             return self._after_line(buf, pos, final)
         i, n = pos, len(buf)
         skip = _WEAK_SKIP if self.dialect.weak else _STRONG_SKIP
@@ -381,13 +392,19 @@ class Block:
         return self._end_open(pos)
 
     def _skip_markup(self, buf: str, pos: int, final: bool, blanks: re.Pattern[str]) -> int | None:
-        """Past blanks and template markup (``<|eot_id|>``); None while a marker may be cut."""
+        """Past blanks and template markup (``<|eot_id|>``); None while a marker may be cut.
+
+        A stop word (a reasoning closer, see ``__init__``) is never skipped.
+        """
         markup = self.host.markup
+        stops = self._stops
         while True:
             at = blanks.match(buf, pos).end()  # type: ignore[union-attr]
+            if stops and buf.startswith(stops, at):
+                return at
             word = next((w for w in markup if buf.startswith(w, at)), None)
             if word is None:
-                if not final and prelude.partial_literal(buf, at, tuple(markup)):
+                if not final and prelude.partial_literal(buf, at, (*markup, *stops)):
                     return None
                 return at
             pos = at + len(word)
@@ -398,6 +415,10 @@ class Block:
         if skipped is None:
             return pos
         at = skipped
+        if self._stops and buf.startswith(self._stops, at):
+            self.raw.append(buf[pos:at])
+            self._done()
+            return at  # the scanner reads the closer
         if at < len(buf) and buf[at] == ";":
             nxt = _WS.match(buf, at + 1).end()  # type: ignore[union-attr]
             if nxt >= len(buf) and not final:
