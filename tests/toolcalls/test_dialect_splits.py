@@ -15,7 +15,10 @@ from nehanda.toolcalls.registry import FULL, grammar
 from toolcalls.toolcall_render import KNOWN, SCHEMAS, feed_in_pieces, summary
 
 # Line openers (functools) and opening markup (all\n) are words too, though no trigger.
-WORDS = sorted({*grammar(FULL).plain.words, *grammar(FULL).lines, *grammar(FULL).opening})
+LINES = grammar(FULL).lines
+WORDS = sorted(
+    {*grammar(FULL).plain.words, *(LINES.dialects if LINES else ()), *grammar(FULL).opening}
+)
 BODY_PIECES = [
     "Read",
     "functions.Read:0",

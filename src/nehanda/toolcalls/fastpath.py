@@ -33,7 +33,8 @@ _LEADING_VALUE = re.compile(r"\s*(?:\{|\[\s*[{\]\"\d-]|\[\s*\Z)")
 _TRIGGERS = grammar(FULL).plain
 _STARTS = grammar(FULL).starts
 _OPENING = grammar(FULL).opening
-_LINE_OPENERS = tuple(grammar(FULL).lines)
+_LINES = grammar(FULL).lines
+_LINE_OPENERS = tuple(_LINES.dialects) if _LINES is not None else ()
 _DECODE = DECODER.raw_decode
 
 

@@ -27,6 +27,7 @@ class LineOpeners:
         alternation = "|".join(re.escape(p) for p in reversed(prefixes)) or "(?!)"
         self._longest = max(map(len, prefixes), default=0)
         self.chars = frozenset("".join(prefixes))
+        self._firsts = sorted({w[0] for w in dialects})
         self._prefix_end = re.compile(f"(?:{alternation})\\Z")
         self._tail = re.compile(f"(?:^|\\n)[ \\t]*(?:{alternation})\\Z")
 
@@ -46,9 +47,10 @@ class LineOpeners:
         ``keep`` when there is none. Only the longest candidate needs a look: a shorter
         one has a letter before it, so it starts no line.
         """
-        if keep <= pos or buf[keep - 1] not in self.chars:
+        lo = max(pos, keep - self._longest)
+        if all(buf.find(first, lo, keep) < 0 for first in self._firsts):
             return keep
-        m = self._prefix_end.search(buf, max(pos, keep - self._longest), keep)
+        m = self._prefix_end.search(buf, lo, keep)
         if m is None or not line_start(buf, m.start()):
             return keep
         return m.start()

@@ -41,6 +41,7 @@ from nehanda.toolcalls.families import (
     xlam,
 )
 from nehanda.toolcalls.family import Decoder, Family, Section, StartForm
+from nehanda.toolcalls.line_openers import LineOpeners
 from nehanda.toolcalls.triggers import TriggerSet, trigger_set
 
 # Order matters where two families share an opener: the earlier one's JSON block wins,
@@ -107,7 +108,7 @@ class Grammar:
     """What the scanner looks up for one profile."""
 
     blocks: dict[str, Dialect]
-    lines: dict[str, Dialect]
+    lines: LineOpeners | None
     sections: dict[str, tuple[Section, ...]]
     starts: tuple[StartForm, ...]
     opening: tuple[str, ...]
@@ -161,7 +162,7 @@ def grammar(profile: Profile) -> Grammar:
     in_fence = {FENCE_MARK}
     return Grammar(
         blocks,
-        lines,
+        LineOpeners(lines) if lines else None,
         sections,
         tuple(starts),
         tuple(opening),

@@ -54,7 +54,7 @@ from nehanda.toolcalls.dialects import BARE, FENCE, FENCE_MARK, LINE, Dialect
 from nehanda.toolcalls.family import Section
 from nehanda.toolcalls.inline_code import inline_code_end
 from nehanda.toolcalls.ledger import INITIAL, OUTSIDE, REASONING, CallLedger
-from nehanda.toolcalls.line_openers import LineOpeners, LineStart
+from nehanda.toolcalls.line_openers import LineStart
 from nehanda.toolcalls.prelude import REJECT, STRONG_GATE, WEAK_GATE, fence_lang, fence_start, gate
 from nehanda.toolcalls.registry import FULL, LINE_STARTS, TICK, Profile, grammar
 from nehanda.toolcalls.schema_echo import is_schema_echo
@@ -87,7 +87,7 @@ class ToolCallScanner:
         self.markup = self._grammar.markup
         # Attributes: past 28, CPython 3.11 stopped specialising their access here,
         # which cost 10 % of the streaming time (measured). Add one only if it pays.
-        self._lines = LineOpeners(self._grammar.lines) if self._grammar.lines else None
+        self._lines = self._grammar.lines
         self._fresh = False  # inside reasoning that holds nothing yet
         self._finders: dict[frozenset[str], Finder] = {}
         self._buf = ""
@@ -327,12 +327,11 @@ class ToolCallScanner:
         None while the text so far may still become one. The token is markup and the
         message's content begins after it.
         """
-        rest = buf[pos : pos + max(map(len, self._grammar.opening))]
         for word in self._grammar.opening:
-            if rest.startswith(word):
+            if buf.startswith(word, pos):
                 self._mark_content()
                 return pos + len(word)
-            if not final and word.startswith(rest):
+            if not final and len(buf) - pos < len(word) and word.startswith(buf[pos:]):
                 return None
         return pos
 
