@@ -85,6 +85,12 @@ def test_phi_functools_after_a_line_of_prose() -> None:
         "Use `functools[" + R + "]` for a call.",
         "```text\nfunctools[" + R + "]\n```",
         "import functools\nfunctools.reduce(f, [1, 2])",
+        "Like so:\n```\nfunctools[" + R + "]\n```\n",
+        "Like so:\n> functools[" + R + "]\n",
+        "Steps:\n- functools[" + R + "]\n",
+        "x = functools[" + R + "]",
+        'Quote: "functools[' + R + ']"',
+        "Like so:\nfunctools [" + R + "]",
     ],
     ids=[
         "prose",
@@ -94,6 +100,12 @@ def test_phi_functools_after_a_line_of_prose() -> None:
         "inline code",
         "text fence",
         "python",
+        "plain fence",
+        "blockquote",
+        "list item",
+        "assignment",
+        "quoted",
+        "space before the bracket",
     ],
 )
 def test_phi_lookalikes_yield_nothing(text: str) -> None:

@@ -21,6 +21,8 @@ Sources (vllm-project/vllm unless named):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from nehanda.toolcalls.families import pythonic
@@ -34,6 +36,8 @@ from toolcalls.dialects.family_checks import (
     found_kinds,
     no_call,
 )
+from toolcalls.linear import assert_linear
+from toolcalls.toolcall_render import streamed
 
 R = 'Read(file_path="/src/app.py")'
 B = "Bash(command='ls')"
@@ -289,6 +293,19 @@ def test_bare_list_in_reasoning_must_be_all_of_it() -> None:
         no_call(text)
     # A closer inside a string ends the section there: the list is cut, so no call.
     no_call("<think>[Read(file_path='</think>')]</think>")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: "</think><think>[" * n,
+        lambda n: '<think>[{"name": "Read", "arguments": {"a": 1}}]</think>' * n,
+        lambda n: "<think>[Read(" * n,
+    ],
+    ids=["reopened", "closed sections", "cut lists"],
+)
+def test_forms_first_in_reasoning_are_linear_on_hostile_text(make: Callable[[int], str]) -> None:
+    assert_linear(lambda text: streamed(text, 8), make, 300)
 
 
 def test_reasoning_then_a_bare_list() -> None:
