@@ -82,14 +82,8 @@ def _head(chunks: list[str], size: int) -> str:
 class Block:
     """The state of one block being read; driven by the scanner through ``step``."""
 
-    def __init__(
-        self, dialect: Dialect, host: Host, opener: str, ctx: int, *, line: bool = False
-    ) -> None:
-        """``line``: the value must end its line, as ``LINE``'s does."""
+    def __init__(self, dialect: Dialect, host: Host, opener: str, ctx: int) -> None:
         self.dialect = dialect
-        self.line = line or dialect is LINE
-        # A bare value inside reasoning is all of the section: its closer ends the value.
-        self._stops = host.reasoning_closers if ctx == REASONING else ()
         self.host = host
         self.ctx = ctx
         self.raw: list[str] = [opener]
@@ -363,7 +357,7 @@ class Block:
     def _after(self, buf: str, pos: int, final: bool) -> int:
         if self.dialect is BARE:
             return self._after_bare(buf, pos, final)
-        if self.line:
+        if self.dialect.alone:
             return self._after_line(buf, pos, final)
         i, n = pos, len(buf)
         skip = _WEAK_SKIP if self.dialect.weak else _STRONG_SKIP
@@ -394,10 +388,10 @@ class Block:
     def _skip_markup(self, buf: str, pos: int, final: bool, blanks: re.Pattern[str]) -> int | None:
         """Past blanks and template markup (``<|eot_id|>``); None while a marker may be cut.
 
-        A stop word (a reasoning closer, see ``__init__``) is never skipped.
+        A stop word (a reasoning closer, see ``_stops``) is never skipped.
         """
         markup = self.host.markup
-        stops = self._stops
+        stops = self._stops()
         while True:
             at = blanks.match(buf, pos).end()  # type: ignore[union-attr]
             if stops and buf.startswith(stops, at):
@@ -409,13 +403,18 @@ class Block:
                 return at
             pos = at + len(word)
 
+    def _stops(self) -> tuple[str, ...]:
+        """A bare value inside reasoning is all of the section: its closer ends the value."""
+        return self.host.reasoning_closers if self.ctx == REASONING else ()
+
     def _after_bare(self, buf: str, pos: int, final: bool) -> int:
         """A bare message holds nothing but its values, Llama 3's ``{...}; {...}`` too."""
         skipped = self._skip_markup(buf, pos, final, _WS)
         if skipped is None:
             return pos
         at = skipped
-        if self._stops and buf.startswith(self._stops, at):
+        stops = self._stops()
+        if stops and buf.startswith(stops, at):
             self.raw.append(buf[pos:at])
             self._done()
             return at  # the scanner reads the closer

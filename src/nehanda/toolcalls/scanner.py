@@ -40,8 +40,10 @@ mention.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 from typing import Any
 
 from nehanda.events import (
@@ -66,6 +68,12 @@ _SPACE = re.compile(r"\s*")
 # A character no prelude token, value or partial literal can start with (see prelude).
 _NO_PRELUDE = re.compile(r"[^\s<`\[{\w]|\[[^AC{\s]")
 _NO_NAME = re.compile(r"[<>\n]")  # "<function=" must be followed by a name
+
+
+@functools.cache
+def alone(dialect: Dialect) -> Dialect:
+    """``dialect`` whose value must end its line (after a line of prose)."""
+    return replace(dialect, alone=True)
 
 
 class ToolCallScanner:
@@ -436,7 +444,9 @@ class ToolCallScanner:
         if not ok:
             self._text(buf[lead : i + 1])
             return i + 1
-        self._start_block(dialect, buf[lead:i], line=not self._bare_possible())
+        if not self._bare_possible():
+            dialect = alone(dialect)
+        self._start_block(dialect, buf[lead:i])
         return i
 
     def _line_value(self, token: str, buf: str, i: int, final: bool) -> int | None:
@@ -497,16 +507,18 @@ class ToolCallScanner:
 
     # -- blocks --------------------------------------------------------------
 
-    def _start_block(self, dialect: Dialect, opener: str, *, line: bool = False) -> None:
+    def _start_block(self, dialect: Dialect, opener: str) -> None:
         if self._ctx != REASONING:
             self._mark_content()
-        self._fresh = False
-        self._block = Block(dialect, self, opener, self._ctx, line=line)
+        else:
+            self._fresh = False
+        self._block = Block(dialect, self, opener, self._ctx)
 
     def _start_section(self, section: Section, opener: str, *, keep_closer: bool = False) -> None:
         if self._ctx != REASONING:
             self._mark_content()
-        self._fresh = False
+        else:
+            self._fresh = False
         self._block = SectionBlock(
             section, opener, self._ctx, self.known, self.schemas, keep_closer=keep_closer
         )
