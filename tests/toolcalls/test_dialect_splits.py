@@ -14,7 +14,11 @@ from nehanda.toolcalls.parse import collect
 from nehanda.toolcalls.registry import FULL, grammar
 from toolcalls.toolcall_render import KNOWN, SCHEMAS, feed_in_pieces, summary
 
-WORDS = sorted(grammar(FULL).plain.words)
+# Line openers (functools) and opening markup (all\n) are words too, though no trigger.
+LINES = grammar(FULL).lines
+WORDS = sorted(
+    {*grammar(FULL).plain.words, *(LINES.dialects if LINES else ()), *grammar(FULL).opening}
+)
 BODY_PIECES = [
     "Read",
     "functions.Read:0",

@@ -26,6 +26,7 @@ from nehanda.toolcalls.jsonvalue import (
     decode_at,
     sniff_name,
 )
+from nehanda.toolcalls.ledger import REASONING
 from nehanda.toolcalls.repair import Repaired, repair
 from nehanda.toolcalls.shapes import Found, calls_in, failure_found
 from nehanda.toolcalls.xmlcalls import DONE as XML_DONE
@@ -52,6 +53,10 @@ class Host(Protocol):
     known: Collection[str] | None
     schemas: Mapping[str, Mapping[str, Any]]
     markup: frozenset[str]
+
+    @property
+    def reasoning_closers(self) -> tuple[str, ...]:
+        """The words that end a reasoning section."""
 
     def announce(self, name: str) -> int | None:
         """Emit ToolUseStart for ``name`` now if that is safe; its index, or None."""
@@ -352,7 +357,7 @@ class Block:
     def _after(self, buf: str, pos: int, final: bool) -> int:
         if self.dialect is BARE:
             return self._after_bare(buf, pos, final)
-        if self.dialect is LINE:
+        if self.dialect.alone:
             return self._after_line(buf, pos, final)
         i, n = pos, len(buf)
         skip = _WEAK_SKIP if self.dialect.weak else _STRONG_SKIP
@@ -381,16 +386,26 @@ class Block:
         return self._end_open(pos)
 
     def _skip_markup(self, buf: str, pos: int, final: bool, blanks: re.Pattern[str]) -> int | None:
-        """Past blanks and template markup (``<|eot_id|>``); None while a marker may be cut."""
+        """Past blanks and template markup (``<|eot_id|>``); None while a marker may be cut.
+
+        A stop word (a reasoning closer, see ``_stops``) is never skipped.
+        """
         markup = self.host.markup
+        stops = self._stops()
         while True:
             at = blanks.match(buf, pos).end()  # type: ignore[union-attr]
+            if stops and buf.startswith(stops, at):
+                return at
             word = next((w for w in markup if buf.startswith(w, at)), None)
             if word is None:
-                if not final and prelude.partial_literal(buf, at, tuple(markup)):
+                if not final and prelude.partial_literal(buf, at, (*markup, *stops)):
                     return None
                 return at
             pos = at + len(word)
+
+    def _stops(self) -> tuple[str, ...]:
+        """A bare value inside reasoning is all of the section: its closer ends the value."""
+        return self.host.reasoning_closers if self.ctx == REASONING else ()
 
     def _after_bare(self, buf: str, pos: int, final: bool) -> int:
         """A bare message holds nothing but its values, Llama 3's ``{...}; {...}`` too."""
@@ -398,6 +413,11 @@ class Block:
         if skipped is None:
             return pos
         at = skipped
+        stops = self._stops()
+        if stops and buf.startswith(stops, at):
+            self.raw.append(buf[pos:at])
+            self._done()
+            return at  # the scanner reads the closer
         if at < len(buf) and buf[at] == ";":
             nxt = _WS.match(buf, at + 1).end()  # type: ignore[union-attr]
             if nxt >= len(buf) and not final:

@@ -21,7 +21,8 @@ class Dialect:
     may follow the opener; ``element``: the opener itself starts such an element.
     ``weak``: the delimiter is ordinary markdown or no
     delimiter at all, so anything that is not a call to a known tool stays prose.
-    ``repair``: whether the repairs for a delimited block apply.
+    ``repair``: whether the repairs for a delimited block apply. ``alone``: the value
+    must end its line (only blanks and markup may follow it there).
     """
 
     key: str
@@ -35,13 +36,16 @@ class Dialect:
     element: bool = False
     weak: bool = False
     repair: bool = True
+    alone: bool = False
 
 
 FENCE = Dialect("fence", "```", ("```",), multi=False, weak=True)
 BARE = Dialect("bare", "", (), closer_required=False, multi=False, weak=True, repair=False)
 
 # A JSON value alone on its line, after a line of prose (xLAM, Llama 3 after a remark).
-LINE = Dialect("line", "", (), closer_required=False, multi=False, weak=True, repair=False)
+LINE = Dialect(
+    "line", "", (), closer_required=False, multi=False, weak=True, repair=False, alone=True
+)
 
 FENCE_MARK = "```"
 

@@ -8,8 +8,13 @@ A family is one model lineage's way of printing calls. It lists:
   text right after it can start a call (``head``), collects the body up to a closer
   (a closer inside a ``protect`` span is content), then hands the finished ``Body``
   to the family's sans-I/O ``decode``;
+- ``lines``: JSON blocks whose opener is a word that counts only at the start of a
+  line and is directly followed by the value's ``[`` (Phi-4's ``functools[``);
 - ``starts``: forms recognised only where a bare JSON message could start (before
-  any content): Phi-4's ``functools[``, a bare pythonic list, Gemma's ``call:``;
+  any content, or first in a reasoning section): a bare pythonic list, Gemma's
+  ``call:``;
+- ``opening``: tokens that are markup only as the output's very first text
+  (Functionary's ``all\\n``);
 - ``fences``: code-fence languages whose body is a call (Gemma 3's ``tool_code``);
 - ``reasoning``: (opener, closer) pairs whose text is reasoning, not an answer;
 - ``markup``: tokens that are template markup: removed from the visible text.
@@ -19,7 +24,9 @@ be decided by what it has read: a match on a prefix must stay a match on any lon
 text (no negative look-ahead that the end of a chunk satisfies).
 
 Decoders return the calls found (``Found``, problems included) or None when the
-text is not a call at all, which puts it back into the prose as written.
+text is not a call at all, which puts it back into the prose as written. A decoder
+of a body that runs to the end of the output (a message-start form) may return
+``Decoded`` instead, saying where its calls end: the text after them is prose again.
 """
 
 from __future__ import annotations
@@ -49,9 +56,17 @@ class Body:
     schemas: Mapping[str, Mapping[str, Any]]
 
 
+@dataclass(frozen=True)
+class Decoded:
+    """The calls a body holds, and where in ``Body.text`` they end."""
+
+    found: list[Found]
+    end: int
+
+
 START_WINDOW = 64
 
-Decoder = Callable[[Body], list[Found] | None]
+Decoder = Callable[[Body], list[Found] | Decoded | None]
 
 
 @dataclass(frozen=True)
@@ -84,7 +99,8 @@ class StartForm:
 
     ``pattern`` must match at the message start (after whitespace) within
     ``START_WINDOW`` characters; the body is the rest of the output, from the match's
-    start, decoded at the end. ``firsts``: the characters the form may begin with;
+    start, decoded at the end. First in a reasoning section, the body runs to the
+    section's closer instead. ``firsts``: the characters the form may begin with;
     only a message beginning with one of them waits for the window to fill.
     ``refuse``, as for a section: matching there, it rules the form out at once, so
     that a message's first words are not held back.
@@ -114,7 +130,9 @@ class Family:
     source: str
     dialects: tuple[Dialect, ...] = ()
     sections: tuple[Section, ...] = ()
+    lines: tuple[Dialect, ...] = ()
     starts: tuple[StartForm, ...] = ()
+    opening: tuple[str, ...] = ()
     fences: tuple[tuple[str, Decoder], ...] = ()
     reasoning: tuple[tuple[str, str], ...] = ()
     markup: tuple[str, ...] = ()

@@ -32,12 +32,15 @@ _SPACE = re.compile(r"\s*")
 _LEADING_VALUE = re.compile(r"\s*(?:\{|\[\s*[{\]\"\d-]|\[\s*\Z)")
 _TRIGGERS = grammar(FULL).plain
 _STARTS = grammar(FULL).starts
+_OPENING = grammar(FULL).opening
+_LINES = grammar(FULL).lines
+_LINE_OPENERS = tuple(_LINES.dialects) if _LINES is not None else ()
 _DECODE = DECODER.raw_decode
 
 
 def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str] | None:
     """The calls and visible text of a plain output, or None when it needs the scanner."""
-    if _LEADING_VALUE.match(text) or _starts_a_form(text):
+    if _LEADING_VALUE.match(text) or _starts_a_form(text) or text.startswith(_OPENING):
         return None
     find = Finder(_TRIGGERS).search
     m = find(text)
@@ -50,7 +53,7 @@ def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str]
         start = m.start()
         word = m.group()
         if word in LINE_STARTS:
-            if _line_value(text, start):
+            if _line_value(text, start) or _after_line_opener(text, start):
                 return None
             m = find(text, start + 1)
             continue
@@ -94,6 +97,14 @@ def _at_line_start(text: str, at: int) -> bool:
 def _line_value(text: str, at: int) -> bool:
     """Whether a JSON value may start the line at ``at`` (the scanner then decides)."""
     return _at_line_start(text, at) and WEAK_GATE.match(text, at) is not None
+
+
+def _after_line_opener(text: str, at: int) -> bool:
+    """Whether a line opener word (``functools``) starts a line right before ``at``."""
+    return any(
+        text.endswith(word, 0, at) and _at_line_start(text, at - len(word))
+        for word in _LINE_OPENERS
+    )
 
 
 def _add_calls(value: Any, known: Collection[str], calls: list[ToolUse]) -> bool:

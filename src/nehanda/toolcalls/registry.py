@@ -2,8 +2,9 @@
 
 Adding a dialect means one module under ``families/``, one row in ``FAMILIES`` and
 its tests. ``grammar(profile)`` turns the rows into what the scanner looks up: the
-openers of JSON blocks and of whole-body sections, message-start forms, call-bearing
-fence languages, reasoning tags, markup, and the trigger words of each scanning mode.
+openers of JSON blocks (anywhere, or as a word at a line start) and of whole-body
+sections, message-start forms and opening markup, call-bearing fence languages,
+reasoning tags, markup, and the trigger words of each scanning mode.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from nehanda.toolcalls.families import (
     xlam,
 )
 from nehanda.toolcalls.family import Decoder, Family, Section, StartForm
+from nehanda.toolcalls.line_openers import LineOpeners
 from nehanda.toolcalls.triggers import TriggerSet, trigger_set
 
 # Order matters where two families share an opener: the earlier one's JSON block wins,
@@ -106,11 +108,14 @@ class Grammar:
     """What the scanner looks up for one profile."""
 
     blocks: dict[str, Dialect]
+    lines: LineOpeners | None
     sections: dict[str, tuple[Section, ...]]
     starts: tuple[StartForm, ...]
+    opening: tuple[str, ...]
     fence_langs: dict[str, Decoder]
     reasoning_openers: frozenset[str]
     reasoning_closers: frozenset[str]
+    reasoning_stops: tuple[str, ...]  # the closers, in a fixed order
     markup: frozenset[str]
     plain: TriggerSet
     in_fence: TriggerSet
@@ -121,6 +126,8 @@ class Grammar:
 def grammar(profile: Profile) -> Grammar:
     allowed = profile.only_openers
     blocks: dict[str, Dialect] = {}
+    lines: dict[str, Dialect] = {}
+    opening: list[str] = []
     sections: dict[str, tuple[Section, ...]] = {}
     starts: list[StartForm] = []
     fence_langs: dict[str, Decoder] = {}
@@ -133,6 +140,9 @@ def grammar(profile: Profile) -> Grammar:
                 blocks.setdefault(dialect.opener, dialect)
         if allowed is not None:
             continue
+        for dialect in family.lines:
+            lines.setdefault(dialect.opener, dialect)
+        opening += family.opening
         for section in family.sections:
             sections[section.opener] = (*sections.get(section.opener, ()), section)
         starts += family.starts
@@ -152,13 +162,16 @@ def grammar(profile: Profile) -> Grammar:
     in_fence = {FENCE_MARK}
     return Grammar(
         blocks,
+        LineOpeners(lines) if lines else None,
         sections,
         tuple(starts),
+        tuple(opening),
         fence_langs,
         frozenset(openers),
         frozenset(closers),
+        tuple(sorted(closers)),
         frozenset(markup),
-        trigger_set(words),
+        trigger_set(words, frozenset(lines)),
         trigger_set(in_fence),
         trigger_set(in_fence | closers),
     )

@@ -9,7 +9,8 @@ compiled regex, and a block tracks its JSON structure as it grows.
 Visible text. ``TextDelta`` carries the prose with call markup removed; prose is
 released as soon as it cannot be the start of a delimiter, and text that may still
 become a call waits: a JSON value that opens the message (the whole message may be
-a call) and a ``json`` fence, until they end. Whitespace around a removed block is
+a call), a line opener word (``functools``) until its ``[`` shows, and a ``json``
+fence, until they end. Whitespace around a removed block is
 kept as written. A block that turns out not to be a call (a
 mention such as "use [TOOL_CALL] blocks", a ``json`` fence holding other data, a
 leading JSON object that is not the whole message) is prose and shown as written.
@@ -24,7 +25,10 @@ before it reasoning: calls before the first reasoning tag are therefore held unt
 a tag or the end of the output settles the question. Prose before such a closer
 has already been shown by then and stays visible text; a provider whose template
 opens the section should feed the opener first. Reasoning tags inside a call's
-JSON are data.
+JSON are data. A reasoning section whose first text is a bare value or a
+message-start form is read like a message made of it: the value must fill the
+section up to its closer, and counts only when the output holds nothing but
+reasoning.
 
 Calls. ``ToolUseStart`` comes when a call's name is known (for calls that need no
 holding back), ``ToolUseEnd`` when it is complete. A started call that is then
@@ -36,8 +40,10 @@ mention.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Mapping
+from dataclasses import replace
 from typing import Any
 
 from nehanda.events import (
@@ -50,7 +56,8 @@ from nehanda.toolcalls.dialects import BARE, FENCE, FENCE_MARK, LINE, Dialect
 from nehanda.toolcalls.family import Section
 from nehanda.toolcalls.inline_code import inline_code_end
 from nehanda.toolcalls.ledger import INITIAL, OUTSIDE, REASONING, CallLedger
-from nehanda.toolcalls.prelude import REJECT, WEAK_GATE, fence_lang, fence_start, gate
+from nehanda.toolcalls.line_openers import LineStart
+from nehanda.toolcalls.prelude import REJECT, STRONG_GATE, WEAK_GATE, fence_lang, fence_start, gate
 from nehanda.toolcalls.registry import FULL, LINE_STARTS, TICK, Profile, grammar
 from nehanda.toolcalls.schema_echo import is_schema_echo
 from nehanda.toolcalls.section_block import SectionBlock, pick_section, pick_start, start_section
@@ -61,6 +68,12 @@ _SPACE = re.compile(r"\s*")
 # A character no prelude token, value or partial literal can start with (see prelude).
 _NO_PRELUDE = re.compile(r"[^\s<`\[{\w]|\[[^AC{\s]")
 _NO_NAME = re.compile(r"[<>\n]")  # "<function=" must be followed by a name
+
+
+@functools.cache
+def alone(dialect: Dialect) -> Dialect:
+    """``dialect`` whose value must end its line (after a line of prose)."""
+    return replace(dialect, alone=True)
 
 
 class ToolCallScanner:
@@ -80,6 +93,10 @@ class ToolCallScanner:
         self._grammar = grammar(profile)
         self._plain = self._grammar.plain
         self.markup = self._grammar.markup
+        # Attributes: past 28, CPython 3.11 stopped specialising their access here,
+        # which cost 10 % of the streaming time (measured). Add one only if it pays.
+        self._lines = self._grammar.lines
+        self._fresh = False  # inside reasoning that holds nothing yet
         self._finders: dict[frozenset[str], Finder] = {}
         self._buf = ""
         self._out: list[StreamEvent] = []
@@ -101,8 +118,19 @@ class ToolCallScanner:
         self._trig = self._plain
         self._fast = not self._bare_possible()
 
+    @property
+    def reasoning_closers(self) -> tuple[str, ...]:
+        return self._grammar.reasoning_stops
+
     def feed(self, delta: str) -> list[StreamEvent]:
-        if self._fast and delta and not self._buf and not self._trig.starts.search(delta):
+        lines = self._lines
+        if (
+            self._fast
+            and delta
+            and not self._buf
+            and not self._trig.starts.search(delta)
+            and not (lines and ("\n" in delta or self._line_start0) and lines.may_hold(delta))
+        ):
             # The common case, kept short: prose with no "[", "<" or backtick at all.
             last = self._prev0 = delta[-1]
             if last in _BLANKS:
@@ -117,7 +145,7 @@ class ToolCallScanner:
         buf = self._buf + delta if self._buf else delta
         if self._fast and buf:
             triggers = self._trig
-            if not self._finder(triggers).search(buf) and triggers.held(buf, 0) == len(buf):
+            if not self._finder(triggers).search(buf) and self._held(buf, 0, triggers) == len(buf):
                 self._buf = ""
                 self._text(buf)
                 self._remember(buf, len(buf))
@@ -216,24 +244,39 @@ class ToolCallScanner:
             triggers = self._triggers()
             m = self._finder(triggers).search(buf, pos)
             if m is None:
-                keep = n if final else triggers.held(buf, pos)
+                keep = n if final else self._held(buf, pos, triggers)
                 self._text(buf[pos:keep])
                 return keep
             i = m.start()
-            if i > pos:
-                self._text(buf[pos:i])
+            token = m.group()
+            opener = None if token != "[" else self._line_opener(buf, pos, i)
+            cut = i if opener is None else opener[0]
+            if cut > pos:
+                self._text(buf[pos:cut])
             if not final and triggers.waits(buf, i):
-                return i  # the word may still grow into a longer one
-            new = self._trigger(m.group(), buf, i, final)
+                return cut  # the word may still grow into a longer one
+            if opener is None:
+                new = self._trigger(token, buf, i, final)
+            else:
+                new = self._open_line(opener[1], buf, cut, i, final)
             if new is None:
-                return i  # what follows the word must arrive before it is decided
+                return cut  # what follows the word must arrive before it is decided
             pos = new
             if self._block is not None:
                 return pos
         return pos
 
+    def _held(self, buf: str, pos: int, triggers: TriggerSet) -> int:
+        """Where the text a later chunk may still turn into a word starts (``len(buf)``: none)."""
+        keep = triggers.held(buf, pos)
+        lines = self._lines
+        if lines is None or keep <= pos or buf[keep - 1] not in lines.chars:
+            return keep
+        return lines.held(buf, pos, keep, self._opener_start(pos))
+
     def _bare_possible(self) -> bool:
-        return self._profile.bare and not self._content and self._ctx != REASONING
+        """Whether a bare value may be all of the message, or all of a reasoning section."""
+        return self._profile.bare and not self._content and (self._ctx != REASONING or self._fresh)
 
     def _finder(self, triggers: TriggerSet) -> Finder:
         finder = self._finders.get(triggers.words)
@@ -252,6 +295,12 @@ class ToolCallScanner:
 
         Returns the new position and whether more text is needed to decide.
         """
+        if pos == 0 and not self._prev0 and self._grammar.opening:  # nothing read yet
+            past = self._opening_markup(buf, pos, final)
+            if past is None:
+                return pos, True
+            if past > pos:
+                return past, False  # content follows it: no bare value now
         start = pos
         pos = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
         if pos > start:
@@ -267,7 +316,11 @@ class ToolCallScanner:
         if form is True:
             return pos, True
         if form is not None:
-            self._start_section(start_section(form), "")
+            if self._ctx == REASONING:  # the section's closer ends the body
+                section = start_section(form, self.reasoning_closers)
+                self._start_section(section, "", keep_closer=True)
+            else:
+                self._start_section(start_section(form), "")
             return pos, False
         if buf[pos] not in "{[":
             return pos, False
@@ -275,6 +328,20 @@ class ToolCallScanner:
         if ok:
             self._start_block(BARE, "")
         return pos, ok is None
+
+    def _opening_markup(self, buf: str, pos: int, final: bool) -> int | None:
+        """At the output's very start: the position past an opening markup token there.
+
+        None while the text so far may still become one. The token is markup and the
+        message's content begins after it.
+        """
+        for word in self._grammar.opening:
+            if buf.startswith(word, pos):
+                self._mark_content()
+                return pos + len(word)
+            if not final and len(buf) - pos < len(word) and word.startswith(buf[pos:]):
+                return None
+        return pos
 
     def _text(self, text: str) -> None:
         if not text:
@@ -284,7 +351,10 @@ class ToolCallScanner:
             self._flush()
             self._prose_reasoning = reasoning
         self._prose_parts.append(text)
-        if not reasoning and self._marking and not text.isspace():
+        if reasoning:
+            if self._fresh and not text.isspace():
+                self._fresh = False
+        elif self._marking and not text.isspace():
             self._mark_content()
 
     def _mark_content(self) -> None:
@@ -350,6 +420,35 @@ class ToolCallScanner:
         self._text(buf[i:end])
         return end
 
+    def _line_opener(self, buf: str, pos: int, i: int) -> tuple[int, Dialect] | None:
+        """A line opener word (``functools``) right before the ``[`` found at ``i``."""
+        if self._lines is None:
+            return None
+        return self._lines.before(buf, pos, i, self._opener_start(pos))
+
+    def _opener_start(self, pos: int) -> LineStart:
+        """Where a line opener may start: a line, or ``pos`` where a bare value may."""
+        if not self._bare_possible():
+            return self._line_start
+        return lambda buf, at: at == pos or self._line_start(buf, at)
+
+    def _open_line(self, dialect: Dialect, buf: str, lead: int, i: int, final: bool) -> int | None:
+        """Start the block a line opener at ``lead`` opens, if a call follows its ``[``.
+
+        As the message's first text its value may be followed by more on the line;
+        after prose it must end its line, like a JSON call alone on its line.
+        """
+        ok = gate(buf, i, final, STRONG_GATE)
+        if ok is None:
+            return None
+        if not ok:
+            self._text(buf[lead : i + 1])
+            return i + 1
+        if not self._bare_possible():
+            dialect = alone(dialect)
+        self._start_block(dialect, buf[lead:i])
+        return i
+
     def _line_value(self, token: str, buf: str, i: int, final: bool) -> int | None:
         """``{`` or ``[`` starting a line after prose: a JSON call alone on its line."""
         if not self._line_start(buf, i):
@@ -383,6 +482,7 @@ class ToolCallScanner:
         if self._ctx == INITIAL:
             self._settle_initial()
         self._ctx = REASONING
+        self._fresh = True
         self._fence = False
 
     def _close_reasoning(self, token: str) -> None:
@@ -410,12 +510,18 @@ class ToolCallScanner:
     def _start_block(self, dialect: Dialect, opener: str) -> None:
         if self._ctx != REASONING:
             self._mark_content()
+        else:
+            self._fresh = False
         self._block = Block(dialect, self, opener, self._ctx)
 
-    def _start_section(self, section: Section, opener: str) -> None:
+    def _start_section(self, section: Section, opener: str, *, keep_closer: bool = False) -> None:
         if self._ctx != REASONING:
             self._mark_content()
-        self._block = SectionBlock(section, opener, self._ctx, self.known, self.schemas)
+        else:
+            self._fresh = False
+        self._block = SectionBlock(
+            section, opener, self._ctx, self.known, self.schemas, keep_closer=keep_closer
+        )
 
     def may_cut(self) -> bool:
         used, self._cut_used = self._cut_used, True

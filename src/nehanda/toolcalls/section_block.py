@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
-from nehanda.toolcalls.family import START_WINDOW, Body, Section, StartForm
+from nehanda.toolcalls.family import START_WINDOW, Body, Decoded, Section, StartForm
 from nehanda.toolcalls.shapes import Found
 
 RUNNING, DONE, REJECTED = 0, 1, 2
@@ -32,8 +32,13 @@ class SectionBlock:
         ctx: int,
         known: Collection[str] | None,
         schemas: Mapping[str, Mapping[str, Any]],
+        *,
+        keep_closer: bool = False,
     ) -> None:
+        """``keep_closer``: the closer is left in the text (a reasoning closer ending the
+        section a message-start form sat in)."""
         self.section = section
+        self._keep_closer = keep_closer
         self.ctx = ctx
         self.known = known
         self.schemas = schemas
@@ -85,8 +90,10 @@ class SectionBlock:
                 pos = m.end()
                 continue
             self._take(buf, pos, m.start())
-            self.raw.append(mark)
             self._finish(closed=True)
+            if self._keep_closer:
+                return m.start()
+            self.raw.append(mark)
             return m.end()
         if final:
             self._finish(closed=not self.section.closers)
@@ -113,9 +120,23 @@ class SectionBlock:
         if found is None:
             self.status = REJECTED
             return
+        if isinstance(found, Decoded):
+            found = self._hand_back(body.text, found)
         self.found = found
         self.unclosed = not closed
         self.status = DONE
+
+    def _hand_back(self, text: str, decoded: Decoded) -> list[Found]:
+        """The text after the calls goes back to the scanner as ``leftover``.
+
+        Only where no closer was consumed after it (a body to the output's end, or a
+        kept closer), so that re-reading it puts everything back in order.
+        """
+        rest = text[decoded.end :]
+        if rest.strip() and (self._keep_closer or not self.section.closers):
+            self.leftover = rest
+            self.raw = [self.raw[0], text[: decoded.end]]
+        return decoded.found
 
 
 class _Marks:
@@ -190,6 +211,7 @@ def pick_start(
 
 
 @functools.cache
-def start_section(form: StartForm) -> Section:
-    """A message-start form read as a section with no closer: the rest of the output."""
-    return Section(form.key, "", (), form.decode)
+def start_section(form: StartForm, closers: tuple[str, ...] = ()) -> Section:
+    """A message-start form read as a section: to one of ``closers``, or with none, to
+    the end of the output."""
+    return Section(form.key, "", closers, form.decode)

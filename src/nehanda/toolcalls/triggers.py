@@ -16,6 +16,8 @@ from dataclasses import dataclass
 START_CHARS = "[<`{=>"
 # One-character words that only start a line's JSON value.
 LINE_WORDS = "{["
+# What directly follows a line opener word (``functools[``): the word is found there.
+LINE_OPENER_END = "["
 
 
 # A one-character word in LINE_WORDS starts a line's JSON value: only at the start of
@@ -33,11 +35,11 @@ def _line_start(char: str) -> str:
 _MISSES = 4
 
 
-def _alternation(words: frozenset[str]) -> str:
+def _alternation(words: frozenset[str], line_openers: frozenset[str]) -> str:
     """One branch per start character, so that the engine skips any other character.
 
     Longest first within a branch, so that "[TOOL_CALLS]" is never read as
-    "[TOOL_CALL]" + "S]".
+    "[TOOL_CALL]" + "S]". A line opener (``functools``) is found by the ``[`` after it.
     """
     branches = []
     for first in sorted({w[0] for w in words}):
@@ -45,6 +47,8 @@ def _alternation(words: frozenset[str]) -> str:
         rests = [re.escape(w[1:]) for w in group if len(w) > 1]
         if len(group) > len(rests):  # the character alone is a word
             rests.append(_line_start(first) if first in LINE_WORDS else "")
+            if first == LINE_OPENER_END:
+                rests += (f"(?<={re.escape(w + first)})" for w in sorted(line_openers))
         branches.append(re.escape(first) + "(?:" + "|".join(rests) + ")")
     return "|".join(branches)
 
@@ -116,14 +120,18 @@ class Finder:
         return at.search(buf, i + 1)
 
 
-def trigger_set(words: frozenset[str] | set[str]) -> TriggerSet:
+def trigger_set(
+    words: frozenset[str] | set[str], line_openers: frozenset[str] = frozenset()
+) -> TriggerSet:
+    """``line_openers``: words found by the ``[`` right after them, which must be a word."""
     frozen = frozenset(words)
     for word in frozen:
         assert word[0] in START_CHARS, word
+    assert not line_openers or LINE_OPENER_END in frozen
     chars = "".join(sorted({w[0] for w in frozen}))
     return TriggerSet(
         frozen,
-        re.compile(_alternation(frozen)),
+        re.compile(_alternation(frozen, line_openers)),
         re.compile("[" + re.escape(chars) + "]"),
         frozenset(w[:i] for w in frozen for i in range(1, len(w))),
         max(len(w) for w in frozen),

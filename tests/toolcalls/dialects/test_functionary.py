@@ -89,12 +89,16 @@ def test_functionary_content_recipient_is_markup() -> None:
     check(">>>all\nHello, world!", [], visible="Hello, world!")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scanner: 'all\\n' as the message's first text is markup only at the start",
-)
 def test_functionary_first_content_recipient_without_prompt_end_is_markup() -> None:
     check(f"all\nWhat's up?>>>Read\n{R_JSON}\n", [("Read", READ)], visible="What's up?")
+
+
+def test_functionary_all_is_markup_only_as_the_very_first_text() -> None:
+    # llama.cpp common/chat.cpp: "all\n" is consumed only at position 0.
+    check("all\nHello, world!", [], visible="Hello, world!")
+    for text in (" all\nHello", "Tell me all\nabout it", "allow\nme", "all", "all the files"):
+        no_call(text)
+        assert outcomes(text)[0].text == text
 
 
 @pytest.mark.parametrize(

@@ -333,11 +333,20 @@ def test_decode_gemma4_problems() -> None:
 
 def test_decode_gemma4_reads_calls_in_a_row() -> None:
     text = f"{R4}\n{B4}<tool_call|><|tool_call>{R4} trailing words"
-    assert found_calls(gemma.decode_gemma4_bare(body(text, closed=False))) == [
-        ("Read", READ),
-        ("Bash", LS),
-        ("Read", READ),
-    ]
+    decoded = gemma.decode_gemma4_bare(body(text, closed=False))
+    assert decoded is not None
+    assert found_calls(decoded.found) == [("Read", READ), ("Bash", LS), ("Read", READ)]
+    assert text[decoded.end :] == " trailing words"
+
+
+def test_gemma4_bare_call_keeps_the_text_after_it() -> None:
+    # vLLM and sglang drop it; the model's words after its call are the answer's.
+    check(f"{R4}\nI will read it now.", [("Read", READ)], visible="I will read it now.")
+    check(f"{R4}<turn|>\nDone.", [("Read", READ)], visible="Done.", hidden=("<turn|>",))
+    text = f'{R4}\n<tool_call>{{"name": "Bash", "arguments": {{"command": "ls"}}}}</tool_call>'
+    check(text, [("Read", READ), ("Bash", LS)], visible="")
+    # Where a malformed call ends is unknown: nothing after it is shown or read.
+    check("call:Read{a 1} then <tool_call>{}</tool_call>", [], ["invalid_json"], visible="")
 
 
 def test_decode_functiongemma() -> None:

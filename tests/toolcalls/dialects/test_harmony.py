@@ -147,6 +147,17 @@ def test_harmony_table(label: str, text: str, expected: Calls, visible: str) -> 
     check(text, expected, visible=visible, hidden=TOKENS)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="stripped Harmony after prose: nothing before 'assistantcommentary' is a "
+    "trigger, so finding it needs a literal search plus holding back every chunk end "
+    "that could start the word (a cost on all prose), and prose quoting the format "
+    "would run",
+)
+def test_stripped_call_after_prose() -> None:
+    check(f"Let me look. assistantcommentary to=functions.Read json{R}", [("Read", READ)])
+
+
 def test_reasoning_and_answer_without_a_call() -> None:
     # llama.cpp tests/test-chat.cpp gpt-oss: analysis then final, content only.
     text = f"{THINK}<|start|>assistant<|channel|>final<|message|>Hello, world!\nWhat's up?"

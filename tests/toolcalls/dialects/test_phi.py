@@ -4,24 +4,18 @@ Sources: vllm-project/vllm vllm/tool_parsers/phi4mini_tool_parser.py (``functool
 searched anywhere), tests/tool_parsers/test_phi4mini_tool_parser.py,
 examples/tool_chat_template_phi4_mini.jinja ("prefix function calls with functools
 marker (no closing marker required)"); vLLM issue #14682 (the ``<|tool_calls|>`` template
-variant); ggml-org/llama.cpp PR #12288 (Phi-4's ``<|tool_call|>`` token).
+variant); ggml-org/llama.cpp PR #12288 (Phi-4's ``<|tool_call|>`` token);
+sgl-project/sglang python/sglang/srt/function_call/phi4mini_detector.py (text before
+and after the list kept).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from nehanda.toolcalls.families import phi
-from toolcalls.dialects.family_checks import (
-    LS,
-    READ,
-    Calls,
-    body,
-    check,
-    found_calls,
-    found_kinds,
-    no_call,
-)
+from toolcalls.dialects.family_checks import LS, READ, Calls, check, no_call, outcomes
+from toolcalls.linear import assert_linear
+from toolcalls.toolcall_render import streamed
 
 R = '{"name": "Read", "arguments": {"file_path": "/src/app.py"}}'
 B = '{"name": "Bash", "arguments": {"command": "ls"}}'
@@ -74,14 +68,9 @@ def test_phi_table(label: str, text: str, expected: Calls) -> None:
     check(text, expected, visible="", hidden=("functools", "<|tool_call"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scanner: StartForms are tried only at the message start; vLLM reads "
-    "functools[ anywhere, so it needs a line-start form (like the LINE dialect's)",
-)
 def test_phi_functools_after_a_line_of_prose() -> None:
     # vllm test_phi4mini_tool_parser.py surrounding_text_output: vLLM finds the marker
-    # anywhere. Needs the scanner's line-start form to know ``functools[``.
+    # anywhere; here it opens a call at a line start.
     text = f"Let me check the weather for you.\nfunctools[{R}]"
     check(text, [("Read", READ)], visible="Let me check the weather for you.")
 
@@ -96,6 +85,12 @@ def test_phi_functools_after_a_line_of_prose() -> None:
         "Use `functools[" + R + "]` for a call.",
         "```text\nfunctools[" + R + "]\n```",
         "import functools\nfunctools.reduce(f, [1, 2])",
+        "Like so:\n```\nfunctools[" + R + "]\n```\n",
+        "Like so:\n> functools[" + R + "]\n",
+        "Steps:\n- functools[" + R + "]\n",
+        "x = functools[" + R + "]",
+        'Quote: "functools[' + R + ']"',
+        "Like so:\nfunctools [" + R + "]",
     ],
     ids=[
         "prose",
@@ -105,6 +100,12 @@ def test_phi_functools_after_a_line_of_prose() -> None:
         "inline code",
         "text fence",
         "python",
+        "plain fence",
+        "blockquote",
+        "list item",
+        "assignment",
+        "quoted",
+        "space before the bracket",
     ],
 )
 def test_phi_lookalikes_yield_nothing(text: str) -> None:
@@ -131,55 +132,49 @@ def test_phi_call_in_reasoning_only_counts() -> None:
     check(f"<think><|tool_call|>[{R}]<|/tool_call|></think>", [("Read", READ)])
 
 
-# -- the decoder on its own ---------------------------------------------------
+# -- the line opener: how the list is read ----------------------------------------
 
 
-def test_decode_functools_reads_the_list() -> None:
-    found = phi.decode_functools(body(f"functools[{R}, {B}]"))
-    assert found_calls(found) == [("Read", READ), ("Bash", LS)]
+def test_functools_text_after_the_list_stays_visible() -> None:
+    # sglang phi4mini_detector.py keeps the text after the list (vLLM drops it).
+    check(f"functools[{R}]\nThe file is next.", [("Read", READ)], visible="The file is next.")
+    check(f"functools[{R}] and then some", [("Read", READ)], visible="and then some")
 
 
-def test_decode_functools_not_a_marker_is_none() -> None:
-    assert phi.decode_functools(body("functools is a module")) is None
-    assert phi.decode_functools(body("functools[]")) is None
-    assert phi.decode_functools(body("functools[1, 2]")) is None
+def test_functools_after_prose_must_end_its_line() -> None:
+    check(f"Let me look.\nfunctools[{R}]\nDone.", [("Read", READ)])
+    check(f"Let me look.\n  functools[{R}]  \r\nDone.", [("Read", READ)])
+    for text in (f"Let me look.\nfunctools[{R}] is the syntax.", f"So: functools[{R}]"):
+        no_call(text)
+        assert outcomes(text)[0].text == text
 
 
-def test_decode_functools_cut_off_is_truncated() -> None:
-    found = phi.decode_functools(body('functools[{"name": "Read", "arguments": {"fi', closed=False))
-    assert found_kinds(found) == ["truncated"]
-    assert found is not None and found[0].name == "Read"
+def test_functools_first_after_reasoning_or_in_reasoning_only() -> None:
+    check(f"<think>The user wants the file.</think>functools[{R}]", [("Read", READ)])
+    check(f"<think>functools[{R}]</think>", [("Read", READ)])
+    check(f"<think>functools[{R}]</think>Never mind.", [], visible="Never mind.")
 
 
-def test_decode_functools_missing_final_bracket_keeps_complete_calls() -> None:
-    found = phi.decode_functools(body(f"functools[{R}, {B}", closed=False))
-    assert found_calls(found) == [("Read", READ), ("Bash", LS)]
-    assert found is not None and found[0].repaired == ("a missing closing bracket",)
+def test_functools_missing_final_bracket_keeps_complete_calls() -> None:
+    for text in (f"functools[{R}, {B}", f"Sure.\nfunctools[{R}, {B}"):
+        check(text, [("Read", READ), ("Bash", LS)], ["repaired", "repaired"])
 
 
-def test_decode_functools_single_quotes_are_repaired() -> None:
-    found = phi.decode_functools(
-        body("functools[{'name': 'Read', 'arguments': {'file_path': '/src/app.py'}}]")
-    )
-    assert found_calls(found) == [("Read", READ)]
+def test_functools_single_quotes_are_repaired() -> None:
+    text = "functools[{'name': 'Read', 'arguments': {'file_path': '/src/app.py'}}]"
+    check(text, [("Read", READ)], ["repaired"])
 
 
-def test_decode_functools_duplicate_key_is_a_problem() -> None:
-    found = phi.decode_functools(body('functools[{"name": "Read", "arguments": {"a": 1, "a": 2}}]'))
-    assert found_kinds(found) == ["duplicate_key"]
+def test_functools_problems_are_reported() -> None:
+    check('functools[{"name": "Read", "arguments": {"a": 1, "a": 2}}]', [], ["duplicate_key"])
+    check('functools[{"name": "Nope", "arguments": {}}]', [], ["unknown_tool"])
+    check('functools[{"a": 1}]', [], ["invalid_json"])
+    check('functools[{"name": "Read", "arguments": {"fi', [], ["truncated"])
 
 
-def test_decode_functools_unknown_names_are_checked() -> None:
-    found = phi.decode_functools(body('functools[{"name": "Nope", "arguments": {}}]'))
-    assert found_kinds(found) == ["unknown_tool"]
-    found = phi.decode_functools(body('functools[{"name": "Nope", "arguments": {}}]', known=None))
-    assert found_calls(found) == [("Nope", {})]
-
-
-def test_decode_functools_is_linear_on_hostile_text() -> None:
-    # An unclosed list of many open objects: one structural pass, then one decode.
-    text = "functools[" + '{"a": [' * 20000
-    found = phi.decode_functools(body(text, closed=False))
-    assert found_kinds(found) == ["truncated"]
-    deep = "functools[" + "[" * 100000 + "]" * 100000 + "]"
-    assert phi.decode_functools(body(deep)) is not None  # a problem, not an exception
+def test_functools_is_linear_on_hostile_text() -> None:
+    check("functools[" + '{"a": [' * 20000, [], ["truncated"])
+    no_call("functools[" + "[" * 100000 + "]" * 100000 + "]")
+    # Every line a held "functools", or one list open to the end: linear in 8-char deltas.
+    assert_linear(lambda text: streamed(text, 8), lambda n: "\nfunctools" * n, 2_000)
+    assert_linear(lambda text: streamed(text, 8), lambda n: "functools[" + '{"a": [' * n, 2_000)

@@ -21,6 +21,8 @@ Sources (vllm-project/vllm unless named):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from nehanda.toolcalls.families import pythonic
@@ -34,6 +36,8 @@ from toolcalls.dialects.family_checks import (
     found_kinds,
     no_call,
 )
+from toolcalls.linear import assert_linear
+from toolcalls.toolcall_render import streamed
 
 R = 'Read(file_path="/src/app.py")'
 B = "Bash(command='ls')"
@@ -274,13 +278,34 @@ def test_call_in_reasoning_only_counts() -> None:
     check(f"<think><|tool_call_start|>[{R}]<|tool_call_end|></think>", [("Read", READ)])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scanner: StartForms are tried only at the message start, not at the start "
-    "of a reasoning section that is all the output holds",
-)
 def test_bare_list_in_reasoning_only_counts() -> None:
     check(f"<think>\n[{R}]\n</think>", [("Read", READ)])
+
+
+def test_bare_list_first_in_reasoning_is_a_draft_when_an_answer_follows() -> None:
+    check(f"<think>[{R}]</think>It is 4.", [], visible="It is 4.")
+    check(f"Sure.<think>[{R}]</think>", [], visible="Sure.")
+
+
+def test_bare_list_in_reasoning_must_be_all_of_it() -> None:
+    # Only as the section's first text, and with nothing after it but the closer.
+    for text in (f"<think>Hmm.\n[{R}]</think>", f"<think>[{R}] and more</think>"):
+        no_call(text)
+    # A closer inside a string ends the section there: the list is cut, so no call.
+    no_call("<think>[Read(file_path='</think>')]</think>")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: "</think><think>[" * n,
+        lambda n: '<think>[{"name": "Read", "arguments": {"a": 1}}]</think>' * n,
+        lambda n: "<think>[Read(" * n,
+    ],
+    ids=["reopened", "closed sections", "cut lists"],
+)
+def test_forms_first_in_reasoning_are_linear_on_hostile_text(make: Callable[[int], str]) -> None:
+    assert_linear(lambda text: streamed(text, 8), make, 300)
 
 
 def test_reasoning_then_a_bare_list() -> None:

@@ -105,13 +105,15 @@ def test_xlam_call_drafted_in_reasoning_does_not_run() -> None:
     check(f"<think>[{R}]</think>The file is small.", [])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scanner: the bare-value form is tried only at the message start, not at the "
-    "start of a reasoning section that turns out to be the whole output",
-)
 def test_xlam_call_in_reasoning_only_counts() -> None:
     check(f"<think>[{R}]</think>", [("Read", READ)])
+
+
+def test_xlam_bare_list_first_in_reasoning_must_be_all_of_it() -> None:
+    check(f"<think> [{R}]\n</think>\n", [("Read", READ)])
+    check(f"<think>[{R}]</think>\n[{R}]", [("Read", READ)])  # the answer's call, once
+    no_call(f"<think>[{R}] is what I would send.</think>")
+    no_call(f"<think>[{R}]</think>The file is small.")
 
 
 def test_xlam_family_adds_no_syntax() -> None:

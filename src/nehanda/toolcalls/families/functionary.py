@@ -15,8 +15,9 @@ one after ``>>>``, anywhere in the text (llama.cpp ``common/chat.cpp``
 ``>>>(\\w+\\n\\{|python\\n|all\\n)`` after it; ``common/parsers/functionary-v3-2.cpp``
 and ``tests/test-chat.cpp``, which also feed ``>>>all\\n`` and ``>>>NAME\\n{...}``
 with the prompt's ``>>>`` included). ``all`` is never a call: ``>>>all\\n`` is markup
-and the text after it is the answer. The calls follow the text; the grammar puts
-nothing after them but further calls.
+and the text after it is the answer, and so is ``all\\n`` as the output's very first
+text (``OPENING``; llama.cpp consumes it only there). The calls follow the text; the
+grammar puts nothing after them but further calls.
 
 - ``RECIPIENT``: ``>>>NAME`` and the JSON after it, anywhere (a JSON ``Dialect``:
   the value ends the block, the next ``>>>`` starts the next one), for known tools
@@ -43,6 +44,7 @@ from nehanda.toolcalls.shapes import Found
 
 PROMPT_END = ">>>"
 CONTENT = ">>>all\n"
+OPENING = "all\n"
 
 # Weak: ">>>" is also the Python prompt ("\n>>> d\n{'a': 1}" in a pasted session), so
 # only a call to a known tool counts and anything else stays prose as written.
@@ -115,5 +117,6 @@ FAMILY = Family(
     "tests/test-chat.cpp",
     dialects=(RECIPIENT,),
     starts=(START,),
+    opening=(OPENING,),
     markup=(CONTENT,),
 )

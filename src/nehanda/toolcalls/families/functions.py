@@ -28,11 +28,11 @@ parameters stay with the streaming reader (``xmlcalls.XmlReader``). In a JSON bo
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nehanda.toolcalls.family import Body, Decoder, Family, Section
+from nehanda.toolcalls.family import Body, Family, Section
 from nehanda.toolcalls.jsonvalue import CLOSED, CLOSER, Failure, ValueScanner, decode
 from nehanda.toolcalls.rawargs import raw_call, truncated
 from nehanda.toolcalls.repair import Repaired, repair
@@ -250,7 +250,7 @@ def read_elements(body: Body, *, named: bool = False) -> list[Found] | None:
     return None if body.closed else [truncated(None)]
 
 
-def _single(named: bool) -> Decoder:
+def _single(named: bool) -> Callable[[Body], list[Found] | None]:
     def decode_one(body: Body) -> list[Found] | None:
         """The body of one ``<function...>`` section: its name, then its arguments."""
         element = read_element(body.text, 0, named=named, known=body.known, schemas=body.schemas)

@@ -26,7 +26,14 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from nehanda.toolcalls import pythonic
-from nehanda.toolcalls.family import Body, Family, Section, StartForm, refuse_unless_led_by
+from nehanda.toolcalls.family import (
+    Body,
+    Decoded,
+    Family,
+    Section,
+    StartForm,
+    refuse_unless_led_by,
+)
 from nehanda.toolcalls.jsonvalue import Failure, decode
 from nehanda.toolcalls.rawargs import truncated
 from nehanda.toolcalls.shapes import Found, calls_in, checked, failure_found
@@ -216,7 +223,23 @@ def read_calls(
     ``closed``: a closer ended the text, so an unfinished call is malformed rather than
     cut off by the end of the output. ``between``: tokens skipped between calls.
     """
+    read = read_calls_to(text, quote, known, schemas, closed=closed, between=between)
+    return None if read is None else read.found
+
+
+def read_calls_to(
+    text: str,
+    quote: str,
+    known: Collection[str] | None,
+    schemas: Mapping[str, Mapping[str, Any]],
+    *,
+    closed: bool,
+    between: tuple[str, ...] = (),
+) -> Decoded | None:
+    """``read_calls``, and where the last call read ends (the text's end when that
+    is unknown: a cut or malformed call)."""
     out: list[Found] = []
+    end = len(text)
     reader = _Args(text, quote)
     i = reader.ws(0)
     if text.startswith(":", i):  # "<|tool_call>:call:..." (vLLM's test)
@@ -229,25 +252,31 @@ def read_calls(
         j = reader.ws(m.end())
         if j >= len(text):
             out.append(truncated(name) if not closed else _unfinished(name))
-            return out
+            return _decoded(out, known, len(text))
         if text[j] != "{":
             break
         try:
             args, i = reader.object(j, 0, schemas.get(name, {}))
         except _Cut:
             out.append(truncated(name) if not closed else _unfinished(name))
-            return out
+            return _decoded(out, known, len(text))
         except _Bad as bad:
             # Where this call ends is unknown: nothing after it is read.
             out.append(failure_found(name, Failure(bad.kind, bad.detail)))
-            break
+            return _decoded(out, known, len(text))
         except (RecursionError, MemoryError):  # pragma: no cover - depth is capped
             out.append(failure_found(name, Failure("invalid_json", "unreadable")))
-            break
+            return _decoded(out, known, len(text))
         out.append(checked(name, args, known))
+        end = i
         i = _skip_between(text, reader.ws(i), between)
+    return _decoded(out, known, end) if out else None
+
+
+def _decoded(out: list[Found], known: Collection[str] | None, end: int) -> Decoded | None:
     # "<|tool_call>call:NAME{...}<tool_call|>" in prose: a malformed call to no tool.
-    return pythonic.mentions_dropped(out, known) if out else None
+    found = pythonic.mentions_dropped(out, known)
+    return None if found is None else Decoded(found, end)
 
 
 def _unfinished(name: str) -> Found:
@@ -272,9 +301,10 @@ def decode_gemma4(body: Body) -> list[Found] | None:
     )
 
 
-def decode_gemma4_bare(body: Body) -> list[Found] | None:
-    """A message that starts with ``call:NAME{``: read to the end of the output."""
-    return read_calls(
+def decode_gemma4_bare(body: Body) -> Decoded | None:
+    """A message that starts with ``call:NAME{``: read to the end of the output; the
+    text after the calls is the answer's."""
+    return read_calls_to(
         body.text, GEMMA4_QUOTE, body.known, body.schemas, closed=False, between=_BETWEEN
     )
 
