@@ -93,7 +93,10 @@ class TurnKeys:
             yield self.typed
         finally:
             self._stop()
-            self._parser.flush()
+            # What is left half-read (an ESC that might have begun a sequence) is dropped:
+            # acted on now, an Esc would cancel the turn as it ends.
+            self._parser = Vt100Parser(self._press)
+            self._decode.reset()
             termios.tcsetattr(self._fd, termios.TCSADRAIN, saved)
 
     @contextmanager
