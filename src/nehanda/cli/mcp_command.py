@@ -71,7 +71,8 @@ def approve_server(workspace: Path, name: str, confirmed: bool) -> int:
     if server.origin == "user":
         click.echo(f"{name} is in your user settings ({server.source}); it needs no approval")
         return 0
-    click.echo(f"{name} from {server.source} runs:\n{_what_it_runs(server)}")
+    runs = "\n".join(_what_it_runs(server))
+    click.echo(f"{name} from {server.source} runs:\n{runs}")
     if not confirmed:
         if not sys.stdin.isatty():
             raise ConfigError("cannot ask without a terminal; add --yes to approve it as shown")
@@ -86,8 +87,6 @@ def approve_server(workspace: Path, name: str, confirmed: bool) -> int:
 async def offer_approvals(workspace: Path, flags: Flags, renderer: LiveRenderer) -> None:
     """At a terminal, asks about each project server that is new or changed since its
     approval, showing what it would run; a server not approved does not start."""
-    from nehanda.ui.approval import read_key
-
     if not (sys.stdin.isatty() and renderer.console.is_terminal):
         return
     for server in load_settings(workspace, flags).mcp_servers:
@@ -97,16 +96,34 @@ async def offer_approvals(workspace: Path, flags: Flags, renderer: LiveRenderer)
         what = "a new MCP server" if state == "new" else "an MCP server that changed since"
         renderer.say(
             f"{server.source} defines {what}{' you approved it' if state == 'changed' else ''}, "
-            f"{server.name!r}, which runs outside the sandbox with your rights:\n"
-            f"{_what_it_runs(server)}",
+            f"{server.name!r}, which runs outside the sandbox with your rights:",
             "yellow",
         )
-        renderer.console.print("Start it? (y = yes, n = no) ", end="")
-        if (await read_key(sys.stdin)).lower() == "y":
+        if await _start_it(_what_it_runs(server), renderer):
             approve(workspace, server)
             renderer.say(f"yes; approved {server.name}")
         else:
             renderer.say(f"no; {server.name} will not start")
+
+
+async def _start_it(lines: list[str], renderer: LiveRenderer) -> bool:
+    """Whether the user starts the server that runs ``lines``: shown whole, or (taller
+    than the screen) its first and last rows, with ``v`` paging through all of it."""
+    from nehanda.ui.approval import page_through, read_key
+    from nehanda.ui.screen_fit import fit, pages, rows_of
+
+    columns, rows = renderer.console.size
+    fitted = fit(lines, rows - 4, columns)
+    whole = fitted == rows_of(lines, columns)
+    question = f"Start it? (y = yes, n = no{'' if whole else ', v = view it all'}) "
+    while True:
+        renderer.say("\n".join(fitted), "yellow")
+        renderer.console.print(question, end="")
+        key = (await read_key(sys.stdin)).lower()
+        if key != "v" or whole:
+            return key == "y"
+        renderer.say("view all")
+        await page_through(sys.stdin, sys.stdout, pages(lines, columns, rows))
 
 
 def _defined_line(server: DefinedServer, workspace: Path) -> str:
@@ -118,7 +135,7 @@ def _defined_line(server: DefinedServer, workspace: Path) -> str:
     return f"{server.name} ({server.origin}, {server.source}{extra}): {where}"
 
 
-def _what_it_runs(server: DefinedServer) -> str:
+def _what_it_runs(server: DefinedServer) -> list[str]:
     entry = server.entry
     if entry.url is not None:
         lines = [f"  url: {entry.url}", *(f"  header: {k}: {v}" for k, v in entry.headers.items())]
@@ -132,4 +149,4 @@ def _what_it_runs(server: DefinedServer) -> str:
         listed = ", ".join(f"${name}" for name in named)
         lines.append(f"  it is given these variables of your environment: {listed}")
     # A project's file wrote these: shown as the call approval shows a command.
-    return "\n".join(map(shown_line, lines))
+    return [shown_line(line) for line in lines]

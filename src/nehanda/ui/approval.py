@@ -108,14 +108,8 @@ class TerminalApprover:
         return None
 
     async def _page(self, shown: ShownRequest, columns: int, rows: int) -> None:
-        """The whole request, a screenful at a time; q or Esc goes back to the question."""
-        for page in pages(shown.body, columns, rows, [shown.reason]):
-            self.output.write("\n".join(page))
-            self.output.flush()
-            key = await read_key(self.input)
-            self.output.write("\n")
-            if key not in (" ", "\r", "\n", "j"):
-                return
+        screenfuls = pages(shown.body, columns, rows, [shown.reason])
+        await page_through(self.input, self.output, screenfuls)
 
     def screen(self) -> tuple[int, int]:
         """The terminal's columns and rows (``size`` when set; 80 by 24 if unknown)."""
@@ -251,6 +245,18 @@ def _save(prompt: TerminalApprover, rules: tuple[str, ...], path: Path | None) -
 
 
 # -- the terminal ---------------------------------------------------------------------
+
+
+async def page_through(keys: IO[str], output: IO[str], screenfuls: list[list[str]]) -> None:
+    """``screenfuls`` one after another, the next on Space (or Enter, j); any other key
+    goes back to the question."""
+    for page in screenfuls:
+        output.write("\n".join(page))
+        output.flush()
+        key = await read_key(keys)
+        output.write("\n")
+        if key not in (" ", "\r", "\n", "j"):
+            return
 
 
 async def read_key(stream: IO[str]) -> str:
