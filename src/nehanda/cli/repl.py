@@ -271,13 +271,7 @@ class Repl:
 
     def _footer(self) -> list[tuple[str, str]]:
         """Under a running turn: the prompts queued, the line being typed, the mode."""
-        rows: list[tuple[str, str]] = []
-        if self.keys is not None:
-            rows += [(f"⏎ {line}", "dim") for line in self.keys.typed.queued]
-            if typed := self.keys.typed.line:
-                *above, last = typed.split("\n")
-                more = f"({len(above)} line{'s' if len(above) > 1 else ''} above) " if above else ""
-                rows.append((f"{PROMPT}{more}{last}", ""))
+        rows = self.keys.typed.rows(PROMPT, self.renderer.console.width) if self.keys else []
         return [*rows, (self.mode_line(), "dim")]
 
     def cycle_mode(self) -> None:
