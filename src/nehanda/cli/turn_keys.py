@@ -176,14 +176,19 @@ class TurnKeys:
         if not self._reading:
             yield
             return
-        while self._reading and select.select([self._fd], [], [], 0)[0]:
-            self._readable()
-        self._flushed()
+        self.take_typed()
         self._stop()
         try:
             yield
         finally:
             self._start()
+
+    def take_typed(self) -> None:
+        """The keys typed but not read yet, read into the type-ahead now (whoever reads
+        keys next is shown only after they were pressed)."""
+        while select.select([self._fd], [], [], 0)[0] and self._read():
+            pass
+        self._flushed()
 
     def _start(self) -> None:
         asyncio.get_running_loop().add_reader(self._fd, self._readable)
@@ -198,36 +203,40 @@ class TurnKeys:
             self._reading = False
 
     def _readable(self) -> None:
+        if not self._read():  # the terminal has gone: nothing more will come
+            self._stop()
+
+    def _read(self) -> bool:
+        """Reads what the terminal has; false once it has gone."""
         try:
             data = os.read(self._fd, 1024)
         except BlockingIOError:
-            return
+            return True
         except OSError:  # EIO: the terminal has gone
-            data = b""
-        if not data:  # nothing more will come
-            self._stop()
-            return
+            return False
+        if not data:
+            return False
         text = self._decode.decode(data)
         # Keys that arrive together with a newline among them are a paste.
         pasted = len(text) > 1 and ("\r" in text or "\n" in text)
         if self._flush is None and not self._parser._in_bracketed_paste and "\x1b" not in text:
-            self._act(
-                self.typed.keys(
-                    [_press(part) for part in _CONTROL.split(text) if part], pasted=pasted
-                )
-            )
-            return
+            presses = [_press(part) for part in _CONTROL.split(text) if part]
+            self._act(self.typed.keys(presses, pasted=pasted))
+            return True
         if self._flush is not None:
             self._flush.cancel()
         known = _CSI.sub(_known, text)
         self._act(self.typed.keys(self._parsed(self._parser.feed, known), pasted=pasted))
         # A lone ESC is Esc only once nothing follows it.
         self._flush = asyncio.get_running_loop().call_later(_ESCAPE_WAIT, self._flushed)
+        return True
 
     def _flushed(self) -> None:
         """What the parser held, taken as it is: an Esc alone stops; an escape sequence
         cut short (its end arrived too late, or never) does nothing."""
-        self._flush = None
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
         presses = self._parsed(self._parser.flush)
         if [press.key for press in presses] == [Keys.Escape]:
             self._act(["stop"])
