@@ -147,6 +147,7 @@ class TurnKeys:
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._flush: asyncio.TimerHandle | None = None
         self._reading = False
+        self._in_turn = False
 
     @contextmanager
     def reading(self) -> Iterator[TypeAhead]:
@@ -161,8 +162,10 @@ class TurnKeys:
             # Back from Ctrl-Z, the shell has put its own terminal modes back.
             loop.add_signal_handler(signal.SIGCONT, tty.setcbreak, self._fd)
             self._start()
+            self._in_turn = True
             yield self.typed
         finally:
+            self._in_turn = False
             self._stop()
             loop.remove_signal_handler(signal.SIGCONT)
             self._end_paste()
@@ -185,8 +188,8 @@ class TurnKeys:
 
     def take_typed(self) -> None:
         """The keys typed but not read yet, read into the type-ahead now (whoever reads
-        keys next is shown only after they were pressed)."""
-        while select.select([self._fd], [], [], 0)[0] and self._read():
+        keys next is shown only after they were pressed); outside a turn, nothing."""
+        while self._in_turn and select.select([self._fd], [], [], 0)[0] and self._read():
             pass
         self._flushed()
 
