@@ -75,7 +75,11 @@ def test_the_command_line_loads_neither_the_exam_nor_the_settings_writer() -> No
 _FIRST_REQUEST = """
 import json, socket, sys, threading, time
 from nehanda.cli import main
-seen = []
+seen, sent = [], []
+def connecting(event, args):  # what is loaded as the first request goes out, seen by its thread
+    if event == "socket.connect" and not sent:
+        sent.append(sorted(k for k, v in sys.modules.items() if v is not None))
+sys.addaudithook(connecting)
 MODELS = b'{"object":"list","data":[{"id":"q","object":"model","max_model_len":32768}]}'
 ANSWER = (b'data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":null}]}'
           b'\\n\\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}'
@@ -107,7 +111,7 @@ try:
     main.main(["run", "hi", "--provider", "vllm", "--base-url", url, "--model", "q"])
 except SystemExit:
     pass
-print(json.dumps(seen))
+print(json.dumps([sent[0], *seen[1:]]))
 """
 
 

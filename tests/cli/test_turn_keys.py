@@ -1,11 +1,18 @@
-"""What keys mean while a REPL turn runs (``TypeAhead``: tables and properties), and
-``TurnKeys`` reading them from a real pseudo-terminal."""
+"""What keys mean while a REPL turn runs (``TypeAhead``): tables and properties; and
+``TurnKeys`` reading them off a real pseudo-terminal, sent as terminals send them."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import pty
+import signal
+import termios
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from prompt_toolkit.key_binding.key_processor import KeyPress
@@ -63,40 +70,198 @@ def test_what_is_typed_then_entered_is_queued_as_typed(text: str) -> None:
     assert ahead.queued == ([text] if text.strip() else []) and ahead.line == ""
 
 
-def read_keys(*chunks: bytes, wait: float = 0.1) -> tuple[TypeAhead, list[str]]:
-    """What a ``TurnKeys`` on a real pseudo-terminal makes of ``chunks``, each written
-    to it ``wait`` seconds after the one before, the turn ending ``wait`` after the last."""
-    master, slave = os.openpty()
-    called: list[str] = []
+# TurnKeys on a real pseudo-terminal: what the terminal sends, as it sends it.
 
-    async def turn() -> TypeAhead:
-        with os.fdopen(slave, "r", closefd=False) as stream:
-            keys = TurnKeys(stream, lambda: called.append("cycle"), lambda: called.append("stop"))
-            with keys.reading() as typed:
-                for chunk in chunks:
-                    os.write(master, chunk)
-                    await asyncio.sleep(wait)
-            await asyncio.sleep(0.1)  # anything left over would act by now
-            return typed
+
+@dataclass
+class Terminal:
+    master: int
+    keys: TurnKeys
+    asked: list[str] = field(default_factory=list)
+
+    async def send(self, *chunks: bytes, gap: float = 0.01) -> None:
+        """Writes each chunk as the terminal would, then waits past the Esc wait."""
+        for chunk in chunks:
+            os.write(self.master, chunk)
+            await asyncio.sleep(gap)
+        await asyncio.sleep(0.15)
+
+
+def on_a_terminal(test: Callable[[Terminal, TypeAhead], Awaitable[None]]) -> None:
+    """Runs ``test`` inside one turn's ``TurnKeys.reading`` on a fresh pseudo-terminal."""
+    master, slave = pty.openpty()
+    stream = os.fdopen(slave, "r")
+
+    async def turn() -> None:
+        terminal = Terminal(master, None)  # type: ignore[arg-type]
+        asked = terminal.asked
+        terminal.keys = TurnKeys(
+            stream, lambda: asked.append("cycle"), lambda: asked.append("stop")
+        )
+        with terminal.keys.reading() as typed:
+            await test(terminal, typed)
 
     try:
-        return asyncio.run(turn()), called
+        asyncio.run(turn())
     finally:
         os.close(master)
-        os.close(slave)
+        stream.close()
 
 
-def test_on_a_terminal_keys_become_actions_and_text() -> None:
-    typed, called = read_keys(b"\x1b[Z", b"fix it", b"\r", b"more", b"\x1b")
-    assert called == ["cycle", "stop"]
-    assert typed.queued == ["fix it"] and typed.line == "more"
+@pytest.mark.parametrize(
+    "sent",
+    [
+        pytest.param([b"\x1bb", b"\x1bf"], id="alt-b, alt-f (option-arrows on a Mac)"),
+        pytest.param([b"\x1b[1;3A", b"\x1b[1;3D"], id="alt-up, alt-left"),
+        pytest.param([b"\x1b\r"], id="alt-enter"),
+        pytest.param([b"\x1b[I", b"\x1b[O"], id="focus in and out"),
+        pytest.param([b"\x1b[15~", b"\x1bOP", b"\x1b[A"], id="F5, F1, up"),
+        pytest.param([b"\x1b[12;5R", b"\x1b[<0;10;5M"], id="a cursor report, a mouse report"),
+        pytest.param([b"\x1b[", b"1;5C"], id="a sequence cut short"),
+    ],
+)
+def test_only_an_esc_on_its_own_stops_the_turn(sent: list[bytes]) -> None:
+    async def test(terminal: Terminal, typed: TypeAhead) -> None:
+        await terminal.send(*sent, gap=0.1)  # each chunk read alone, past the Esc wait
+        assert terminal.asked == [] and typed.queued == []
+        assert typed.line in ("", "1;5C")  # a cut-short sequence's end may read as text
+        await terminal.send(b"\x1b")
+        assert terminal.asked == ["stop"]
+
+    on_a_terminal(test)
 
 
-def test_a_chunk_with_a_newline_is_a_paste_and_utf8_may_split_across_reads() -> None:
-    typed, called = read_keys(b"one\rtwo", b" caf\xc3", b"\xa9")
-    assert called == [] and typed.queued == [] and typed.line == "one\ntwo café"
+def test_keys_read_with_a_newline_are_a_paste_even_with_escape_sequences_in_them() -> None:
+    async def test(terminal: Terminal, typed: TypeAhead) -> None:
+        await terminal.send(b"rm -rf \x1b[Abuild\rnow\x1b[1;3D")
+        assert terminal.asked == [] and typed.queued == [] and typed.line == "rm -rf build\nnow"
+
+    on_a_terminal(test)
+
+
+def test_control_and_bidi_characters_never_reach_the_line() -> None:
+    async def test(terminal: Terminal, typed: TypeAhead) -> None:
+        await terminal.send("a\x07b\x1b]0;title\x07c\n\u202eevil\x00".encode())
+        await terminal.send(b"\x1b[200~x\x1b[31my\x05\x1b[201~")
+        assert typed.line == "ab0;titlec\nevilxy"
+        assert terminal.asked == [] and typed.queued == []
+
+    on_a_terminal(test)
+
+
+def test_keys_read_together_still_edit_the_line_and_a_pasted_tab_stays() -> None:
+    async def test(terminal: Terminal, typed: TypeAhead) -> None:
+        await terminal.send(b"tesst\x7f\x7ft")
+        await terminal.send(b"\x15def f():\n\treturn 1")
+        assert typed.line == "def f():\n\treturn 1" and typed.queued == []
+
+    on_a_terminal(test)
+
+
+def test_a_megabyte_typed_ahead_on_one_line_is_read_in_linear_time() -> None:
+    async def test(terminal: Terminal, typed: TypeAhead) -> None:
+        started = time.monotonic()
+        for _ in range(250):
+            os.write(terminal.master, b"x" * 4000)
+            while len(typed.line) < 4000 * (_ + 1) and time.monotonic() - started < 30:
+                await asyncio.sleep(0.001)
+        # A blow-up guard: one concatenation per key took 30 s.
+        assert len(typed.line) == 1_000_000 and time.monotonic() - started < 6
+
+    on_a_terminal(test)
+
+
+def test_a_bracketed_paste_the_turn_ends_in_the_middle_of_is_kept() -> None:
+    async def test(terminal: Terminal, typed: TypeAhead) -> None:
+        await terminal.send(b"\x1b[200~first line\nsec")
+        await terminal.send(b"ond")  # no escape in it: read after the rest all the same
+        assert typed.line == ""
+
+    keys: list[TurnKeys] = []
+
+    async def kept(terminal: Terminal, typed: TypeAhead) -> None:
+        keys.append(terminal.keys)
+        await test(terminal, typed)
+
+    on_a_terminal(kept)
+    assert keys[0].typed.line == "first line\nsecond"
+
+
+def test_a_terminal_that_goes_away_stops_the_reading_without_an_error() -> None:
+    problems: list[dict[str, object]] = []
+
+    async def test(terminal: Terminal, typed: TypeAhead) -> None:
+        asyncio.get_running_loop().set_exception_handler(
+            lambda _, context: problems.append(context)
+        )
+        await terminal.send(b"ab")
+        os.close(terminal.master)  # the terminal window is closed: reads fail with EIO
+        terminal.master = os.open(os.devnull, os.O_RDONLY)
+        await asyncio.sleep(0.2)
+        assert typed.line == "ab"
+
+    on_a_terminal(test)
+    assert problems == []
+
+
+def test_the_terminal_is_restored_after_a_failed_turn_and_cbreak_comes_back_after_ctrl_z() -> None:
+    master, slave = pty.openpty()
+    before = termios.tcgetattr(slave)
+    assert before[3] & termios.ECHO and before[3] & termios.ICANON
+    stream = os.fdopen(slave, "r")
+
+    async def turn() -> None:
+        keys = TurnKeys(stream, lambda: None, lambda: None)
+        with keys.reading():
+            assert not termios.tcgetattr(slave)[3] & (termios.ECHO | termios.ICANON)
+            termios.tcsetattr(slave, termios.TCSANOW, before)  # the shell's modes, after fg
+            os.kill(os.getpid(), signal.SIGCONT)
+            await asyncio.sleep(0.1)
+            assert not termios.tcgetattr(slave)[3] & (termios.ECHO | termios.ICANON)
+            raise RuntimeError("the turn failed")
+
+    try:
+        with pytest.raises(RuntimeError):
+            asyncio.run(turn())
+        assert termios.tcgetattr(slave) == before
+    finally:
+        os.close(master)
+        stream.close()
+
+
+def test_the_footer_shows_what_its_width_holds_and_each_queued_prompt_on_one_row() -> None:
+    ahead = TypeAhead(queued=["fix it\nand then\ntest it", "go"], line="x" * 1_000_000)
+    rows = ahead.rows("> ", 80)
+    assert rows[:2] == [("⏎ fix it (2 lines below)", "dim"), ("⏎ go", "dim")]
+    assert rows[2][0].startswith("> xxx") and len(rows[2][0]) < 1000
+    ahead.line = "one\ntwo\nthree"
+    assert ahead.rows("> ", 80)[2] == ("> (2 lines above) three", "")
+
+
+def test_shift_tab_typed_text_enter_and_esc_each_do_their_part() -> None:
+    async def test(terminal: Terminal, typed: TypeAhead) -> None:
+        await terminal.send(b"\x1b[Z", b"fix it", b"\r", b"more", b"\x1b", gap=0.1)
+        assert terminal.asked == ["cycle", "stop"]
+        assert typed.queued == ["fix it"] and typed.line == "more"
+
+    on_a_terminal(test)
+
+
+def test_utf8_split_across_reads_is_one_character() -> None:
+    async def test(terminal: Terminal, typed: TypeAhead) -> None:
+        await terminal.send(b"caf\xc3", b"\xa9", gap=0.1)
+        assert typed.line == "café"
+
+    on_a_terminal(test)
 
 
 def test_an_esc_half_read_as_the_turn_ends_does_not_cancel_it() -> None:
-    _, called = read_keys(b"\x1b", wait=0.005)  # the turn ends before ESC could be Esc
-    assert called == []
+    terminals: list[Terminal] = []
+
+    async def test(terminal: Terminal, typed: TypeAhead) -> None:
+        terminals.append(terminal)
+        os.write(terminal.master, b"\x1b")
+        await asyncio.sleep(0.01)  # read, and the turn ends before it could be Esc
+
+    on_a_terminal(test)
+    assert terminals[0].asked == []

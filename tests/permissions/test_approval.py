@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import pty
+import select
+import tty
 from pathlib import Path
 from typing import Any
 
@@ -312,3 +315,44 @@ def test_a_rule_for_a_path_in_this_workspace_is_not_offered_for_every_project(ws
     assert answer.always and answer.rules == ("Edit(src/a.py)",)
     assert "a = always allow Edit(src/a.py) this session" in shown.getvalue()
     assert not settings.exists()
+
+
+def on_a_terminal(ws: Path, typed_before: bytes, kept: list[str] | None = None) -> Answer:
+    """The answer the prompt takes on a real pseudo-terminal when ``typed_before`` was
+    pressed before the question showed, and ``n`` after; with ``kept``, the keys typed
+    ahead are handed to whoever keeps them (the REPL's type-ahead), which adds them."""
+    master, slave = pty.openpty()
+    tty.setcbreak(slave)  # as a reply leaves the terminal: keys are read one by one
+    keyboard, screen = os.fdopen(slave, "r"), os.fdopen(os.dup(slave), "w")
+    approver = TerminalApprover(keyboard, screen, ws)
+    if kept is not None:
+        approver.typed_ahead = lambda: kept.append(os.read(slave, 64).decode())
+
+    async def go() -> Answer:
+        os.write(master, typed_before)
+        assert select.select([slave], [], [], 5)[0]  # the keys have reached the terminal
+        call = ToolUse("call_1", "Bash", {"command": "rm -rf build"})
+        asking = asyncio.ensure_future(approver.ask(call, Ask("commands ask")))
+        shown = b""
+        while b"Run it?" not in shown:
+            await asyncio.sleep(0.05)
+            assert not asking.done(), "a key typed before the question answered it"
+            while select.select([master], [], [], 0)[0]:
+                shown += os.read(master, 1 << 16)
+        assert b"rm -rf build" in shown
+        os.write(master, b"n")
+        return await asking
+
+    try:
+        return asyncio.run(go())
+    finally:
+        os.close(master)
+        keyboard.close()
+        screen.close()
+
+
+def test_keys_typed_before_the_question_showed_never_answer_it(ws: Path) -> None:
+    assert not on_a_terminal(ws, b"yy").run  # nehanda run: the terminal drops them
+    kept: list[str] = []
+    assert not on_a_terminal(ws, b"ya", kept).run
+    assert kept == ["ya"]

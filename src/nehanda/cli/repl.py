@@ -50,7 +50,7 @@ from nehanda.events import MessageEnd
 from nehanda.permissions.approver import Answer, Approver
 from nehanda.permissions.decision import Ask
 from nehanda.types import ToolUse
-from nehanda.ui.approval import read_key
+from nehanda.ui.approval import TerminalApprover, read_key
 from nehanda.ui.call_diffs import NotingApprover
 from nehanda.ui.live import LiveRenderer, make_console
 
@@ -109,6 +109,11 @@ class ScreenApprover:
     inner: Approver
     renderer: LiveRenderer
     keys: TurnKeys | None = None
+
+    def __post_init__(self) -> None:
+        if self.keys is not None and isinstance(self.inner, TerminalApprover):
+            # What was typed before the question showed stays typed, never its answer.
+            self.inner.typed_ahead = self.keys.take_typed
 
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
         self.renderer.pause()
@@ -271,13 +276,7 @@ class Repl:
 
     def _footer(self) -> list[tuple[str, str]]:
         """Under a running turn: the prompts queued, the line being typed, the mode."""
-        rows: list[tuple[str, str]] = []
-        if self.keys is not None:
-            rows += [(f"⏎ {line}", "dim") for line in self.keys.typed.queued]
-            if typed := self.keys.typed.line:
-                *above, last = typed.split("\n")
-                more = f"({len(above)} line{'s' if len(above) > 1 else ''} above) " if above else ""
-                rows.append((f"{PROMPT}{more}{last}", ""))
+        rows = self.keys.typed.rows(PROMPT, self.renderer.console.width) if self.keys else []
         return [*rows, (self.mode_line(), "dim")]
 
     def cycle_mode(self) -> None:

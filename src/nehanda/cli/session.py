@@ -53,6 +53,7 @@ from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.hidden import HiddenPaths
 from nehanda.permissions.sandboxing import session_sandbox, start_note
+from nehanda.providers.base import Capabilities
 from nehanda.providers.calling import ToolCalling, choose_mode
 from nehanda.providers.mode import Mode, ModeDecision
 from nehanda.providers.tool_support import ToolSupportCache
@@ -188,21 +189,34 @@ async def open_session(
     request in flight), ``mcp`` gives servers already running (a reopened session keeps
     its own), else the settings' servers start now."""
     start = start or await start_session(options)
-    settings, config = start.settings, start.config
+    settings = start.settings
     started_mcp = mcp is None
     try:
+        if start.asked.done():  # the provider has answered, or failed: no server starts in vain
+            await start.capabilities()
         rules = PermissionRules.from_settings(settings.permissions)
         mcp = mcp or await start_mcp(settings, options.workspace)
     except BaseException:
         await start.abandon()
         raise
     try:
-        capabilities = await start.capabilities()
+        return _assembled(options, start, rules, mcp, await start.capabilities())
     except BaseException:
         await start.provider.aclose()
         if started_mcp and mcp.servers is not None:
             await mcp.servers.stop()
         raise
+
+
+def _assembled(
+    options: SessionOptions,
+    start: SessionStart,
+    rules: PermissionRules,
+    mcp: McpStart,
+    capabilities: Capabilities,
+) -> ChatSession:
+    """The session put together from its parts, started and answered."""
+    settings, config = start.settings, start.config
     provider, trust_note = start.provider, start.trust_note
     support = ToolSupportCache()
     decision = choose_mode(config, capabilities, support, options.mode_override)

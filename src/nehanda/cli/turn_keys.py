@@ -9,7 +9,8 @@ and queue nothing (a person's Enter arrives on its own).
 On a terminal only. For the turn the terminal reads keys one by one without echo
 (Ctrl-C still signals), read through prompt_toolkit's VT100 parser; the approval prompt
 has the terminal to itself while it asks (``paused``), and no key typed ahead before it
-appeared can answer it.
+appeared can answer it. Only an Esc on its own stops: one that leads other keys read with
+it is Alt's (Alt-b, Alt-Up), and a sequence cut short does nothing.
 """
 
 from __future__ import annotations
@@ -17,18 +18,29 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
+import re
 import select
-import unicodedata
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding.key_processor import KeyPress
 from prompt_toolkit.keys import Keys
 
 _ESCAPE_WAIT = 0.05  # how long a lone ESC waits to become part of a sequence
+_ENTER = (Keys.ControlM, Keys.ControlJ)
+# What typing never puts in the line: control characters but tab and newline, and the
+# invisible format characters (bidi overrides among them) but the joiners emoji need.
+_UNTYPED = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+_CONTROL = re.compile("([\x00-\x1f\x7f])")
+_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
 @dataclass
@@ -40,12 +52,15 @@ class TypeAhead:
     line: str = ""
 
     def key(self, press: KeyPress) -> str | None:
+        if (text := _text(press)) is not None:
+            self.line += text
+            return None
         key = press.key
         if key == Keys.BackTab:
             return "cycle"
         if key == Keys.Escape:
             return "stop"
-        if key in (Keys.ControlM, Keys.ControlJ):
+        if key in _ENTER:
             if self.line.strip():
                 self.queued.append(self.line)
             self.line = ""
@@ -53,11 +68,48 @@ class TypeAhead:
             self.line = self.line[:-1]
         elif key == Keys.ControlU:
             self.line = ""
-        elif key == Keys.BracketedPaste:
-            self.line += press.data.replace("\r\n", "\n").replace("\r", "\n")
-        elif isinstance(key, str) and len(key) == 1 and unicodedata.category(key)[0] != "C":
-            self.line += key
         return None
+
+    def keys(self, presses: Sequence[KeyPress], *, pasted: bool = False) -> list[str]:
+        """What keys read together ask of the turn, in order. An Esc leading other keys
+        is Alt's (Alt-b, Alt-Up): neither it nor the key it leads does anything. In a
+        paste, Enter and Tab are text."""
+        actions: list[str] = []
+        text: list[str] = []  # added to the line at once: a long paste stays linear
+        led = False
+        for press in presses:
+            if led:
+                led = False
+                continue
+            if press.key == Keys.Escape and len(presses) > 1:
+                led = True
+                continue
+            if pasted and press.key in (*_ENTER, Keys.ControlI):
+                press = KeyPress(Keys.BracketedPaste, press.data)
+            if (typed := _text(press)) is not None:
+                text.append(typed)
+                continue
+            self.line += "".join(text)
+            text.clear()
+            if (action := self.key(press)) is not None:
+                actions.append(action)
+        self.line += "".join(text)
+        return actions
+
+    def rows(self, prompt: str, width: int) -> list[tuple[str, str]]:
+        """The footer's rows, with their styles: the prompts queued (their first lines),
+        then the line typed (its last line, after ``prompt``); each row holds only what
+        ``width`` columns could show, since measuring the rest costs time."""
+        rows = []
+        for line in self.queued:
+            first, newline, rest = line.partition("\n")
+            below = f" ({_lines(rest.count(newline) + 1)} below)" if newline else ""
+            rows.append((f"⏎ {first[: 4 * width]}{below}", "dim"))
+        if self.line:
+            above = self.line.count("\n")
+            last = self.line[self.line.rfind("\n") + 1 :][: 4 * width]
+            rows.append((f"{prompt}({_lines(above)} above) {last}" if above else prompt + last, ""))
+        return rows
 
     def take_back(self) -> str:
         """Everything typed, queued or not, as one text for the next prompt's input (a
@@ -65,6 +117,21 @@ class TypeAhead:
         text = "\n".join([*self.queued, self.line] if self.line else self.queued)
         self.queued, self.line = [], ""
         return text
+
+
+def _lines(count: int) -> str:
+    return f"{count} line{'s' if count > 1 else ''}"
+
+
+def _text(press: KeyPress) -> str | None:
+    """What ``press`` adds to the line, if it is text."""
+    if press.key == Keys.BracketedPaste:
+        text = _CSI.sub("", press.data).replace("\r\n", "\n").replace("\r", "\n")
+        return _UNTYPED.sub("", text)
+    key = press.key
+    if not isinstance(key, Keys) and len(key) == 1 and not _UNTYPED.match(key):
+        return key
+    return None
 
 
 class TurnKeys:
@@ -75,10 +142,12 @@ class TurnKeys:
         self.typed = TypeAhead()
         self._fd = stream.fileno()
         self._actions = {"cycle": cycle, "stop": stop}
-        self._parser = Vt100Parser(self._press)
+        self._presses: list[KeyPress] = []
+        self._parser = Vt100Parser(self._presses.append)
         self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._flush: asyncio.TimerHandle | None = None
         self._reading = False
+        self._in_turn = False
 
     @contextmanager
     def reading(self) -> Iterator[TypeAhead]:
@@ -87,17 +156,24 @@ class TurnKeys:
         import tty
 
         saved = termios.tcgetattr(self._fd)
+        loop = asyncio.get_running_loop()
         try:
             tty.setcbreak(self._fd)
+            # Back from Ctrl-Z, the shell has put its own terminal modes back.
+            loop.add_signal_handler(signal.SIGCONT, tty.setcbreak, self._fd)
             self._start()
+            self._in_turn = True
             yield self.typed
         finally:
+            self._in_turn = False
             self._stop()
-            # What is left half-read (an ESC that might have begun a sequence) is dropped:
-            # acted on now, an Esc would cancel the turn as it ends.
-            self._parser = Vt100Parser(self._press)
+            loop.remove_signal_handler(signal.SIGCONT)
+            # Whatever is left half-read is dropped: an ESC flushed now would cancel the
+            # turn as it ends.
+            self._end_paste()
             self._decode.reset()
-            termios.tcsetattr(self._fd, termios.TCSADRAIN, saved)
+            with suppress(termios.error):  # a terminal that has gone has no modes to restore
+                termios.tcsetattr(self._fd, termios.TCSADRAIN, saved)
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -106,14 +182,19 @@ class TurnKeys:
         if not self._reading:
             yield
             return
-        while self._reading and select.select([self._fd], [], [], 0)[0]:
-            self._readable()
-        self._parser.flush()
+        self.take_typed()
         self._stop()
         try:
             yield
         finally:
             self._start()
+
+    def take_typed(self) -> None:
+        """The keys typed but not read yet, read into the type-ahead now (whoever reads
+        keys next is shown only after they were pressed); outside a turn, nothing."""
+        while self._in_turn and select.select([self._fd], [], [], 0)[0] and self._read():
+            pass
+        self._flushed()
 
     def _start(self) -> None:
         asyncio.get_running_loop().add_reader(self._fd, self._readable)
@@ -128,25 +209,75 @@ class TurnKeys:
             self._reading = False
 
     def _readable(self) -> None:
+        if not self._read():  # the terminal has gone: nothing more will come
+            self._stop()
+
+    def _read(self) -> bool:
+        """Reads what the terminal has; false once it has gone."""
         try:
             data = os.read(self._fd, 1024)
         except BlockingIOError:
-            return
-        if not data:  # the terminal has gone: nothing more will come
-            self._stop()
-            return
+            return True
+        except OSError:  # EIO: the terminal has gone
+            return False
+        if not data:
+            return False
+        text = self._decode.decode(data)
+        # Keys that arrive together with a newline among them are a paste.
+        pasted = len(text) > 1 and ("\r" in text or "\n" in text)
+        if self._flush is None and not self._parser._in_bracketed_paste and "\x1b" not in text:
+            presses = [_press(part) for part in _CONTROL.split(text) if part]
+            self._act(self.typed.keys(presses, pasted=pasted))
+            return True
         if self._flush is not None:
             self._flush.cancel()
-        text = self._decode.decode(data)
-        if len(text) > 1 and ("\r" in text or "\n" in text) and "\x1b" not in text:
-            self._parser.flush()
-            self._press(KeyPress(Keys.BracketedPaste, text))
-            return
-        self._parser.feed(text)
+        known = _CSI.sub(_known, text)
+        self._act(self.typed.keys(self._parsed(self._parser.feed, known), pasted=pasted))
         # A lone ESC is Esc only once nothing follows it.
-        self._flush = asyncio.get_running_loop().call_later(_ESCAPE_WAIT, self._parser.flush)
+        self._flush = asyncio.get_running_loop().call_later(_ESCAPE_WAIT, self._flushed)
+        return True
 
-    def _press(self, press: KeyPress) -> None:
-        action = self.typed.key(press)
-        if action is not None:
+    def _flushed(self) -> None:
+        """What the parser held, taken as it is: an Esc alone stops; an escape sequence
+        cut short (its end arrived too late, or never) does nothing."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        presses = self._parsed(self._parser.flush)
+        if [press.key for press in presses] == [Keys.Escape]:
+            self._act(["stop"])
+
+    def _end_paste(self) -> None:
+        """A bracketed paste the turn ended in the middle of is kept as far as it came."""
+        self._presses.clear()
+        if self._parser._in_bracketed_paste:
+            self._act(self.typed.keys(self._parsed(self._parser.feed, "\x1b[201~")))
+        self._parser.reset()
+
+    def _parsed(self, step: Callable[..., None], *text: str) -> list[KeyPress]:
+        self._presses.clear()
+        step(*text)
+        presses = list(self._presses)
+        self._presses.clear()
+        return presses
+
+    def _act(self, actions: list[str]) -> None:
+        for action in actions:
             self._actions[action]()
+
+
+def _press(part: str) -> KeyPress:
+    """A control character as its key; a run of text, typed or pasted, as a paste."""
+    key = ANSI_SEQUENCES.get(part) if len(part) == 1 else None
+    if isinstance(key, Keys):
+        return KeyPress(key, part)
+    return KeyPress(Keys.BracketedPaste, part)
+
+
+def _known(sequence: re.Match[str]) -> str:
+    """A whole control sequence the parser knows, kept; one it does not (focus events,
+    keys of other terminals) dropped, so that its ESC is not taken for Esc."""
+    text = sequence[0]
+    if text in ANSI_SEQUENCES or text == "\x1b[201~" or text[-1] in "RMm":  # CPR, mouse
+        return text
+    return ""

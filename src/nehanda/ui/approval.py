@@ -12,8 +12,10 @@ as an answer), in the terminal itself rather than through ``$PAGER``: nothing to
 or set up, the same in the REPL and in ``nehanda run``, and every key stays the
 prompt's. ``y`` runs the call, ``n`` refuses it, ``t`` refuses it and reads a line the
 model gets as the user's reason ("no, use uv run pytest instead"; Esc or an empty line
-makes it a plain no), ``a`` runs it and adds rules. ``TerminalApprover`` implements
-``permissions.approver.Approver``.
+makes it a plain no), ``a`` runs it and adds rules. A key pressed before the question
+was on screen never answers it: each key is read with the terminal's input flushed first
+(``TCSAFLUSH``), and ``typed_ahead`` takes such keys before (the REPL keeps them as
+typed). ``TerminalApprover`` implements ``permissions.approver.Approver``.
 
 "Always" offers the rules the decision suggests, each shown in full (but for one longer
 than about the terminal's width, whose middle is cut, saying how much: an exact rule
@@ -32,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -67,6 +70,9 @@ class TerminalApprover:
     user_settings: Path | None = None
     project: bool = False
     size: tuple[int, int] | None = None
+    # Takes the keys typed but not read yet, once the question is on screen; those left
+    # are dropped as the answer is read.
+    typed_ahead: Callable[[], None] | None = None
 
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
         shown = shown_request(tool_use, decision, self.workspace)
@@ -77,11 +83,15 @@ class TerminalApprover:
         view = fitted_request(shown, columns, rows, question)
         if view.whole:
             question = f"Run it? ({choices}) "
+        shown_before = False
         while True:
             # Shown again after each key that does not answer, so that what came between
             # (the pages, the rules offered) leaves no part of the call scrolled away.
             self.output.write(view.text + question)  # nehanda's words, wrapped by the terminal
             self.output.flush()
+            if not shown_before and self.typed_ahead is not None:
+                self.typed_ahead()  # pressed while the call was laid out: kept, not an answer
+            shown_before = True
             key = (await read_key(self.input)).lower()
             if (answer := await self._answer(key, decision)) is not None:
                 return answer

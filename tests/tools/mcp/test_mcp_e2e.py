@@ -1,7 +1,8 @@
 """MCP tools end to end: a scripted model, real MCP servers (stdio and streamable HTTP).
 
 The notes server (tests/fixtures/mcp/notes_server.py) logs every call it receives, so a
-test sees what reached it; the model's requests show what came back.
+test sees what reached it; the model's requests show what came back. A session that
+cannot open leaves no server running.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from cli_process import nehanda
 from nehanda.cli.session import open_session
 from nehanda.cli.session_start import SessionOptions
 from nehanda.config.settings import Flags, user_settings_path
+from nehanda.engine.transcript import sessions_dir
+from nehanda.errors import NehandaError
 from scripted_server import ScriptedServer, fixture_body
 from stripping_proxy import StrippingProxy
 
@@ -344,3 +347,47 @@ def test_ctrl_c_stops_the_servers(server: ScriptedServer, tmp_path: Path) -> Non
     while time.monotonic() < deadline and is_running(pid):
         time.sleep(0.05)
     assert not is_running(pid)
+
+
+def notes_settings(log: Path) -> None:
+    write_settings(
+        f'[mcp_servers.notes]\ncommand = "{sys.executable}"\nargs = ["{NOTES}", "stdio"]\n'
+        f'env = {{ NOTES_LOG = "{log}" }}\n'
+    )
+
+
+def open_fails(flags: Flags, workspace: Path, log: Path) -> tuple[NehandaError, list[int]]:
+    """The error opening a session fails with, and the notes servers still running a
+    moment later while the event loop goes on (as the REPL goes on after a /clear)."""
+
+    async def go() -> tuple[NehandaError, list[int]]:
+        with pytest.raises(NehandaError) as failed:
+            await open_session(SessionOptions(flags, workspace))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(map(is_running, server_pids(log))):
+            await asyncio.sleep(0.05)
+        return failed.value, [pid for pid in server_pids(log) if is_running(pid)]
+
+    return asyncio.run(go())
+
+
+def test_a_provider_that_fails_at_once_starts_no_server(tmp_path: Path, unused_port: int) -> None:
+    log = tmp_path / "calls.jsonl"
+    notes_settings(log)
+    flags = Flags(provider="ollama", base_url=f"http://127.0.0.1:{unused_port}", model="q")
+    failed, _ = open_fails(flags, tmp_path, log)
+    assert "no server is running" in str(failed)
+    assert server_pids(log) == []
+
+
+def test_a_session_that_fails_once_its_servers_run_stops_them(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    notes_settings(log)
+    sessions_dir().parent.mkdir(parents=True)
+    sessions_dir().write_text("")  # the session log cannot be written
+    flags = Flags(provider="vllm", base_url=server.base_url, model="q")
+    failed, running = open_fails(flags, tmp_path, log)
+    assert "cannot write the session log" in str(failed)
+    assert len(server_pids(log)) == 1 and running == []
