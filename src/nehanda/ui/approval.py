@@ -346,8 +346,10 @@ def _is_terminal(stream: IO[str]) -> bool:
 
 
 async def _next_char(descriptor: int) -> str:
-    """One key, read without blocking the event loop, so that Ctrl-C still cancels."""
-    return (await _next_bytes(descriptor)).decode("utf-8", "replace")[:1]
+    """One key, read without blocking the event loop, so that Ctrl-C still cancels. What
+    came in one read with more after it (an arrow key's or Shift-Tab's escape sequence, a
+    paste) is returned whole: it is none of the keys a question takes, Esc included."""
+    return (await _next_bytes(descriptor)).decode("utf-8", "replace")
 
 
 async def _next_bytes(descriptor: int) -> bytes:
