@@ -67,13 +67,6 @@ class Terminal:
         self.keys.close()
 
 
-@pytest.fixture
-def terminal() -> Iterator[Terminal]:
-    opened = Terminal()
-    yield opened
-    opened.close()
-
-
 @contextmanager
 def a_terminal() -> Iterator[Terminal]:
     opened = Terminal()
@@ -81,6 +74,12 @@ def a_terminal() -> Iterator[Terminal]:
         yield opened
     finally:
         opened.close()
+
+
+@pytest.fixture
+def terminal() -> Iterator[Terminal]:
+    with a_terminal() as opened:
+        yield opened
 
 
 def answered(text: str | list[str], out: IO[str], err: IO[str] | None = None) -> None:
