@@ -16,7 +16,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from nehanda.ui.tool_lines import printable
+from nehanda.ui.shown_text import printable
 
 HEIGHT = 10  # rows shown at once
 MARK = "✔"

@@ -66,9 +66,10 @@ class _Report:
         if not self.json:
             self.output().handle(event)
             return
+        from nehanda.ui.shown_text import printable
         from nehanda.ui.summary import describe_retry
 
-        sys.stderr.write(f"note: {describe_retry(event)}\n")
+        sys.stderr.write(f"note: {printable(describe_retry(event))}\n")
 
     def _build(self) -> tuple[RunDescription, Output]:
         from nehanda.ui.json_output import JsonOutput, RunDescription
@@ -99,7 +100,7 @@ def run_once(options: RunOptions) -> int:
             report.output().error(INTERRUPTED)
         raise
     if finished.problem and report.json:
-        sys.stderr.write(f"error: {finished.problem}\n")
+        _error_line(finished.problem)
     return 1 if finished.problem else 0
 
 
@@ -112,8 +113,15 @@ def report_failure(output_format: str, message: str) -> int:
 def _failed(report: _Report, message: str, code: int = 1) -> int:
     report.output().error(message)
     if report.json:
-        sys.stderr.write(f"error: {message}\n")
+        _error_line(message)
     return code
+
+
+def _error_line(message: str) -> None:
+    """The JSON formats' error, said on stderr too, for the person who ran them."""
+    from nehanda.ui.shown_text import printable
+
+    sys.stderr.write(f"error: {printable(message)}\n")
 
 
 async def _run(options: RunOptions, report: _Report) -> RunFinished:

@@ -15,7 +15,11 @@ model gets as the user's reason ("no, use uv run pytest instead"; Esc or an empt
 makes it a plain no), ``a`` runs it and adds rules. A key pressed before the question
 was on screen never answers it: each key is read with the terminal's input flushed first
 (``TCSAFLUSH``), and ``typed_ahead`` takes such keys before (the REPL keeps them as
-typed). ``TerminalApprover`` implements ``permissions.approver.Approver``.
+typed). On a terminal, each time the call and its question show, they are preceded by a
+reset of what could hide or garble them (attributes, scroll region, character set): the
+model's text is escaped before it reaches the terminal, but nothing else that wrote to it
+(the answer piped through ``tee``, say) may change what the call looks like.
+``TerminalApprover`` implements ``permissions.approver.Approver``.
 
 "Always" offers the rules the decision suggests, each shown in full (but for one longer
 than about the terminal's width, whose middle is cut, saying how much: an exact rule
@@ -50,9 +54,14 @@ from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
 from nehanda.ui.approval_view import ShownRequest, fitted_request, shown_request
 from nehanda.ui.screen_fit import pages, rows_of
-from nehanda.ui.shown_text import abbreviated, hidden, shown_line
+from nehanda.ui.shown_text import abbreviated, hidden, printable, shown_line
 
 _SAID_NO = "the user said no"
+# Ends concealed, reversed or recoloured text (SGR 0), a scroll region that would scroll
+# the call out of view (DECSTBM), the line-drawing character set (SI, G0 as ASCII). The
+# margins' reset homes the cursor, so DECSC and DECRC keep it where it was; DECRC also
+# restores the attributes DECSC saved, hence SGR 0 after it.
+_SANE = "\x1b7\x1b[r\x1b8\x1b[0m\x0f\x1b(B"
 
 
 @dataclass
@@ -76,6 +85,7 @@ class TerminalApprover:
 
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
         shown = shown_request(tool_use, decision, self.workspace)
+        sane = _SANE if _is_terminal(self.output) and os.environ.get("TERM") != "dumb" else ""
         columns, rows = self.screen()
         choices = "y = yes, n = no, t = no, and tell the model what to do instead"
         choices += _always_choice(self, decision, columns)
@@ -87,7 +97,7 @@ class TerminalApprover:
         while True:
             # Shown again after each key that does not answer, so that what came between
             # (the pages, the rules offered) leaves no part of the call scrolled away.
-            self.output.write(view.text + question)  # nehanda's words, wrapped by the terminal
+            self.output.write(sane + view.text + question)  # wrapped by the terminal
             self.output.flush()
             if not shown_before and self.typed_ahead is not None:
                 self.typed_ahead()  # pressed while the call was laid out: kept, not an answer
@@ -249,7 +259,7 @@ def _save(prompt: TerminalApprover, rules: tuple[str, ...], path: Path | None) -
         if project:
             trust_folder(prompt.workspace)
     except (ConfigError, ValueError, OSError) as error:
-        prompt.output.write(f"not saved ({error}); it holds for this session\n")
+        prompt.output.write(f"not saved ({printable(str(error))}); it holds for this session\n")
         return
     prompt.output.write(f"saved in {path}\n")
 

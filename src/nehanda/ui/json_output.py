@@ -1,6 +1,10 @@
 """Machine output: ``--output json`` (one object) and ``--output stream-json`` (lines).
 
 Both end with the same result object, so a program can read either the same way.
+JSON escapes C0 controls, but not DEL and the C1 controls (U+0080 to U+009F, among them
+CSI and OSC as one character): those are escaped here too (``\\u009b``), the same JSON to
+a program, and nothing a terminal acts on when the lines are shown on one. Notes on
+stderr go through ``ui.shown_text.printable``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,10 @@ from nehanda.events import (
     Retrying,
     TextDelta,
 )
+from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import Chosen, describe_notice
+
+_C1 = {c: f"\\u{c:04x}" for c in range(0x7F, 0xA0)}
 
 
 @dataclass
@@ -51,7 +58,7 @@ class JsonOutput:
 
     def handle(self, event: EngineEvent) -> None:
         if notice := describe_notice(event):
-            self.err.write(f"note: {notice}\n")
+            self.err.write(f"note: {printable(notice)}\n")
         if isinstance(event, ToolStarted):
             call = event.tool_use
             self._stream(
@@ -110,7 +117,7 @@ class JsonOutput:
 
     def note(self, message: str) -> None:
         """Something worth knowing that changes nothing, such as a resumed log's damage."""
-        self.err.write(f"note: {message}\n")
+        self.err.write(f"note: {printable(message)}\n")
         self._stream({"type": "notice", "message": message})
 
     def error(self, message: str) -> None:
@@ -121,7 +128,7 @@ class JsonOutput:
             self._write(obj)
 
     def _write(self, obj: dict[str, Any]) -> None:
-        self.out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        self.out.write(json.dumps(obj, ensure_ascii=False).translate(_C1) + "\n")
         self.out.flush()
 
 

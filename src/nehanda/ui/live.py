@@ -35,16 +35,9 @@ from nehanda.events import MessageEnd, ReasoningDelta, TextDelta, ToolUseStart
 from nehanda.ui.call_diffs import CallDiffs
 from nehanda.ui.code_stream import CODE_THEME, CodeView
 from nehanda.ui.markdown_stream import Block, MarkdownBlocks, Piece
+from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import describe_call, describe_notice
-from nehanda.ui.tool_lines import (
-    Line,
-    duration,
-    fitted,
-    full_output,
-    preview,
-    printable,
-    tool_spans,
-)
+from nehanda.ui.tool_lines import Line, duration, fitted, full_output, preview, tool_spans
 
 REASONING_LINES = 3
 NARROW = 36  # the fewest columns left for a second column beside the first

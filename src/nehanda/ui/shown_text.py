@@ -1,5 +1,12 @@
 """Text a model wrote, made safe and readable for a person to judge: pure, no I/O.
 
+``printable`` is what every renderer (the REPL, ``nehanda run``, tool lines, notes)
+passes model and tool text through before it reaches a terminal: every C0 control but
+newline and tab, DEL and every C1 control written escaped (``\\x1b``), carriage returns
+dropped. It works character by character, so an escape sequence split across two
+streamed pieces is escaped as surely as a whole one: no sequence can start, since its
+ESC (or its C1 introducer) never reaches the terminal as itself.
+
 A call shown for approval must show all of itself, and nothing in it may hide the rest.
 ``escape_hidden`` writes escaped every character that would not show as itself (control,
 zero-width, direction-changing and separator characters, blank look-alikes such as the
@@ -65,6 +72,10 @@ _PLAIN = "".join(f"{chr(low)}-{chr(high)}" for low, high in PLAIN_BLOCKS)
 # (a marker needs at least nine: ``\\U000e0100`` ten columns each), anything else.
 _SPECIAL = rf"[ \t]{{{MAX_INNER_BLANKS + 1},}}|[ \t]*\t[ \t]*|([^ \t])\1{{8,}}|[^\x20-\x7e{_PLAIN}]"
 _NAMES = {" ": "space", "\t": "tab"}
+_CONTROL: dict[int, str | None] = {
+    c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)
+}
+_CONTROL[13] = None  # "\r\n" line ends are common; a lone "\r" would overwrite the line
 
 
 @dataclass(frozen=True)
@@ -76,6 +87,12 @@ class BlankLines:
 
     def text(self) -> str:
         return f"{self.prefix}⋮ {self.count} blank lines"
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (escape sequences among them) written escaped,
+    carriage returns dropped."""
+    return text.translate(_CONTROL)
 
 
 def escape_hidden(text: str, keep: str = "") -> str:

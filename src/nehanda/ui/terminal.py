@@ -2,10 +2,14 @@
 
 The answer streams as it arrives, flushed per delta, to a terminal and to a pipe alike
 (``nehanda run ... | tee log`` streams, and a cut-off stream leaves its partial answer
-on stdout). Activity lines go to stderr, decorated only when
-stderr is a terminal and ``NO_COLOR`` is unset: each tool call's line and the preview
-of its output (a Write's or an Edit's diff, unless its approval showed it), as the
-REPL shows them (``ui.tool_lines``).
+on stdout). On a terminal it goes through ``ui.shown_text.printable``, as in the REPL,
+so that it cannot hide, restyle or overwrite what follows (the approval prompt, above
+all), set the window's title or the clipboard; into a pipe or a file it is the
+model's text byte for byte, data for whatever reads it. Activity lines go to stderr,
+always through ``printable``, decorated only when stderr is a terminal and
+``NO_COLOR`` is unset: the reasoning, dimmed; each tool call's line and the preview of
+its output (a Write's or an Edit's diff, unless its approval showed it), as the REPL
+shows them (``ui.tool_lines``); notes and errors.
 """
 
 from __future__ import annotations
@@ -24,8 +28,9 @@ from nehanda.engine.loop import (
 )
 from nehanda.events import ReasoningDelta, TextDelta
 from nehanda.ui.call_diffs import CallDiffs
+from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import Chosen, describe_notice
-from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, fitted, preview, printable, tool_spans
+from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, fitted, preview, tool_spans
 
 _ANSI = {"bold": "1", "dim": "2", "red": "31", "green": "32", "cyan": "36"}
 
@@ -42,6 +47,7 @@ class TerminalOutput:
 
     def __post_init__(self) -> None:
         self.color = _decorated(self.err)
+        self._shown = self.out.isatty()  # the answer is seen, not read by a program
         self._at_line_start = True
 
     def start(self) -> None:
@@ -49,11 +55,11 @@ class TerminalOutput:
 
     def handle(self, event: EngineEvent) -> None:
         if isinstance(event, TextDelta):
-            self.out.write(event.text)
+            self.out.write(printable(event.text) if self._shown else event.text)
             self.out.flush()
             self._at_line_start = event.text.endswith("\n")
         elif isinstance(event, ReasoningDelta) and self.color:
-            self.err.write(f"\x1b[2m{event.text}\x1b[0m")
+            self.err.write(f"\x1b[2m{printable(event.text)}\x1b[0m")
             self.err.flush()
         elif isinstance(event, TurnStarted) and event.turn > 1:
             self._end_line()

@@ -7,7 +7,7 @@ or, in the REPL, the diff a Write or Edit made, which stands in for their output
 are spans of text and a style name, with no rich and no escape codes in them: the REPL
 (``ui.live``) makes rich ``Text`` of them, ``ui.terminal`` ANSI codes or plain text, so
 ``nehanda run`` need not import rich. Everything from the model or a tool goes through
-``printable`` first: none of it can move the cursor or restyle the terminal.
+``ui.shown_text.printable`` first: none of it can move the cursor or restyle the terminal.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from nehanda.engine.loop import ToolExecuted
 from nehanda.tools.output import cap_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
-from nehanda.ui.shown_text import shown_diff
+from nehanda.ui.shown_text import printable, shown_diff
 from nehanda.ui.summary import describe_call, describe_result
 
 Span = tuple[str, str]  # text, and a style: "", "bold", "dim", "green", "red", "cyan"
@@ -28,17 +28,7 @@ ERROR_HEAD, ERROR_TAIL = 30, 10
 MAX_DIFF_LINES = 40
 MAX_LINE_CHARS = 400  # a preview line is cut here even where nothing narrower is known
 MIN_CALL = 12  # the fewest characters of the call a tool line keeps
-_CONTROL: dict[int, str | None] = {
-    c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0)) if c not in (9, 10)
-}
-_CONTROL[13] = None  # "\r\n" line ends are common; a lone "\r" would overwrite the line
 _DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
-
-
-def printable(text: str) -> str:
-    """``text`` with control characters (escape sequences among them) written escaped,
-    carriage returns dropped."""
-    return text.translate(_CONTROL)
 
 
 def duration(seconds: float) -> str:
