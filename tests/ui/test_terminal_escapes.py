@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nehanda.cli.error_text import show_error
 from nehanda.events import ReasoningDelta, TextDelta
 from nehanda.permissions.decision import Ask
 from nehanda.types import ToolUse
@@ -155,6 +156,19 @@ def test_reasoning_and_notes_on_a_terminal_are_escaped(
     assert "\\x9b8m" in received
     # nehanda's own styles only: the reasoning dimmed, the labels coloured, each reset
     assert received.count("\x1b") == received.count("\x1b[0m") * 2
+
+
+def test_an_error_line_on_a_terminal_is_escaped_and_into_a_pipe_kept(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    body = "HTTP 401: \x1b]52;c;cm0gLXJmIH4=\x07\x1b[8m bad key"
+    show_error(body, terminal.screen)
+    received = terminal.received()
+    assert "\x1b" not in received and "\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b[8m bad key" in received
+    piped = tmp_path / "stderr"
+    with piped.open("w", encoding="utf-8") as stream:
+        show_error(body, stream)
+    assert piped.read_text(encoding="utf-8") == f"error: {body}\n"
 
 
 def test_the_json_formats_escape_c1_controls_and_mean_the_same() -> None:

@@ -37,6 +37,12 @@ def show_error(message: str, stream: TextIO | None = None) -> None:
     import shutil
 
     stream = stream or sys.stderr
-    width = shutil.get_terminal_size().columns if stream.isatty() else None
+    width = None
+    if stream.isatty():
+        # A server's error body can carry escape sequences; none may drive the terminal.
+        from nehanda.ui.shown_text import printable
+
+        message = printable(message)
+        width = shutil.get_terminal_size().columns
     stream.write(error_text(message, width))
     stream.flush()
