@@ -76,7 +76,7 @@ class Place:
 
 def make_place(root: Path) -> Place:
     workspace, home, tmp, outside = (root / name for name in ("ws", "home", "tmp", "outside"))
-    for folder in (workspace, home / ".ssh", home / ".cache", tmp, outside):
+    for folder in (workspace, home / ".ssh", home / ".cache" / "pip", tmp, outside):
         folder.mkdir(parents=True)
     (home / ".ssh" / "id_ed25519").write_text(SSH_KEY)
     (home / "notes.txt").write_text("plain notes\n")
@@ -185,7 +185,7 @@ def attacks(place: Place, listeners: Listeners) -> dict[str, str]:
         "build": (
             "git init -q && git add -A && git -c user.email=a@b -c user.name=n commit -qm init"
             f" && {py} -m pytest -q -p no:cacheprovider test_small.py"
-            " && echo built > $TMPDIR/t && mkdir -p ~/.cache/tool && echo ok > ~/.cache/tool/c"
+            " && echo built > $TMPDIR/t && mkdir -p ~/.cache/pip/http && echo ok > ~/.cache/pip/http/c"
         ),
         "plant_hook": "echo 'echo pwned' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
     }
@@ -319,7 +319,7 @@ def test_a_small_project_still_builds_and_tests_in_the_workspace(sandboxed: Outc
     assert "1 passed" in result and result.endswith("(exit code 0)"), result
     assert (sandboxed.place.workspace / ".git" / "HEAD").exists()
     assert (sandboxed.place.tmp / "t").read_text() == "built\n"
-    assert (sandboxed.place.home / ".cache" / "tool" / "c").exists()
+    assert (sandboxed.place.home / ".cache" / "pip" / "http" / "c").exists()
 
 
 def test_a_planted_git_hook_is_reported_to_the_model_and_the_user(sandboxed: Outcome) -> None:
