@@ -45,7 +45,8 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def grep(ws: Path, **args: Any) -> ToolResult:
-    return asyncio.run(execute_builtin_tool(ToolUse("call_1", "Grep", args), ToolContext(ws, programs=IN_USE["programs"])))
+    context = ToolContext(ws, programs=IN_USE["programs"])
+    return asyncio.run(execute_builtin_tool(ToolUse("call_1", "Grep", args), context))
 
 
 def lines(ws: Path, **args: Any) -> list[str]:

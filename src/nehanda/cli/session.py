@@ -52,7 +52,12 @@ from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.hidden import HiddenPaths
-from nehanda.permissions.sandboxing import session_programs, session_sandbox, start_notes
+from nehanda.permissions.sandboxing import (
+    exposed_environment,
+    session_programs,
+    session_sandbox,
+    start_notes,
+)
 from nehanda.providers.base import Capabilities
 from nehanda.providers.calling import ToolCalling, choose_mode
 from nehanda.providers.mode import Mode, ModeDecision
@@ -355,6 +360,7 @@ def _tool_gate(
             user_settings_path().parent,
             trust_store_path().parent,
             *(options.workspace / name for name in TRUST_BOUND_FILES),
+            *exposed_environment(settings.sandbox, options.workspace, Path.home()),
         ),
     )
     names = key_names(settings, config)

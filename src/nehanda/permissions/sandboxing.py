@@ -133,7 +133,7 @@ def kept_notes(table: SandboxTable, workspace: Path, home: Path) -> list[str]:
     """The places of code nehanda runs that lie in a writable root all the same (kept
     read-only by granting the root around them), and what that costs."""
     roots = _uncarved_roots(table, workspace, home)
-    own = _outermost(enclosed(roots, own_environment()))
+    own = [str(place) for place in exposed_environment(table, workspace, home)]
     caches = _outermost(enclosed(roots, code_caches(home)))
     if not own and not caches:
         return []
@@ -152,10 +152,17 @@ def kept_notes(table: SandboxTable, workspace: Path, home: Path) -> list[str]:
         )
     if caches:
         notes.append(
-            f"the sandbox keeps {', '.join(caches)} read-only although a writable root holds "
-            f"it: programs run from there{'' if own else ', ' + cost}"
+            f"the sandbox keeps {', '.join(caches)} read-only inside a writable root: programs "
+            f"run from there{'' if own else ', ' + cost}"
         )
     return notes
+
+
+def exposed_environment(table: SandboxTable, workspace: Path, home: Path) -> list[Path]:
+    """nehanda's own Python environment where it lies in a place commands may write (the
+    workspace's ``.venv``): the sandbox keeps it read-only, the file tools ask first."""
+    roots = _uncarved_roots(table, workspace, home)
+    return [Path(place) for place in _outermost(enclosed(roots, own_environment()))]
 
 
 def _outermost(paths: list[str]) -> list[str]:
