@@ -61,7 +61,7 @@ def test_a_helper_found_only_where_commands_write_is_not_used_and_the_start_says
 ) -> None:
     planted = executable(root / "ws" / ".venv" / "bin" / "rg")
     programs = find_programs([str(root / "ws")], str(planted.parent))
-    assert programs == Programs(ripgrep=None, git=None, passed=(("rg", str(planted)),))
+    assert programs == Programs(ripgrep=None, git=None, skipped=(("rg", str(planted)),))
     (note,) = programs.notes()
     assert note.startswith(f"Grep searches without ripgrep: the only rg on PATH is {planted}")
     assert find_programs([str(root / "ws")], "").notes() == []

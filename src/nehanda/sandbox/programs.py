@@ -23,18 +23,18 @@ _HELPERS = {"ripgrep": "rg", "git": "git"}
 @dataclass(frozen=True)
 class Programs:
     """Absolute, resolved paths; ``None`` where none was found outside the writable
-    roots. ``passed`` holds (name, path) for each one found only inside them."""
+    roots. ``skipped`` holds (name, path) for each one found only inside them."""
 
     ripgrep: str | None = None
     git: str | None = None
-    passed: tuple[tuple[str, str], ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()
 
     def notes(self) -> list[str]:
         """What to say once at start: a helper nehanda uses today that it will not run."""
         return [
             f"Grep searches without ripgrep: the only rg on PATH is {path}, in a folder "
             "Bash commands may write, so nehanda does not run it"
-            for name, path in self.passed
+            for name, path in self.skipped
             if name == "rg"
         ]
 
@@ -42,13 +42,13 @@ class Programs:
 def find_programs(roots: list[str], search_path: str) -> Programs:
     """Each helper on ``search_path`` outside ``roots`` (absolute, resolved paths)."""
     found: dict[str, str | None] = {}
-    passed: list[tuple[str, str]] = []
+    skipped: list[tuple[str, str]] = []
     for field, name in _HELPERS.items():
         trusted, untrusted = find_program(name, roots, search_path)
         found[field] = trusted
         if trusted is None and untrusted is not None:
-            passed.append((name, untrusted))
-    return Programs(found["ripgrep"], found["git"], tuple(passed))
+            skipped.append((name, untrusted))
+    return Programs(found["ripgrep"], found["git"], tuple(skipped))
 
 
 def find_program(name: str, roots: list[str], search_path: str) -> tuple[str | None, str | None]:
