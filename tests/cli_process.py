@@ -9,10 +9,14 @@ from pathlib import Path
 
 
 def nehanda(
-    *args: str, cwd: Path, stdin: str | None = None, env: dict[str, str] | None = None
+    *args: str,
+    cwd: Path,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    python: str = sys.executable,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "nehanda", *args],
+        [python, "-m", "nehanda", *args],
         cwd=cwd,
         input=stdin if stdin is not None else "",
         capture_output=True,

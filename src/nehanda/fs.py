@@ -73,8 +73,8 @@ def state_dir() -> Path:
 
 
 def cache_dir() -> Path:
-    """Beside the state, not under ``~/.cache``: that one is writable in the sandbox (build
-    tools need it), and a command must not plant what nehanda reads back."""
+    """Beside the state, not under ``~/.cache``: parts of it are writable in the sandbox
+    (tool caches), and a command must not plant what nehanda reads back."""
     return state_dir() / "cache"
 
 

@@ -23,6 +23,7 @@ import pytest
 
 from cli_process import nehanda
 from nehanda.sandbox.confine import probe_support
+from scripted_calls import calls_stream
 from scripted_server import Reply, ScriptedServer
 
 SUPPORT = probe_support()
@@ -42,28 +43,6 @@ no_signal_scope = pytest.mark.skipif(
 )
 
 
-def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
-    choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-    body = {"id": "chatcmpl-sbx", "object": "chat.completion.chunk", "created": 1732900100}
-    body |= {"model": "Qwen/Qwen2.5-7B-Instruct", "choices": [choice]}
-    return f"data: {json.dumps(body)}\n\n"
-
-
-def calls_stream(calls: list[tuple[str, dict[str, Any]]]) -> bytes:
-    """One assistant message making ``calls`` (tool name, arguments), ids ``call-N``."""
-    parts = [chunk({"role": "assistant", "content": ""})]
-    for index, (name, arguments) in enumerate(calls):
-        head = {"id": f"call-{index}", "type": "function", "index": index}
-        parts.append(chunk({"tool_calls": [head | {"function": {"name": name}}]}))
-        text = json.dumps(arguments)
-        parts.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": text}}]}))
-    parts.append(chunk({"content": ""}, "tool_calls"))
-    return (
-        b": vLLM 0.8 hermes parser, calls made by the test\n"
-        + ("".join(parts) + "data: [DONE]\n\n").encode()
-    )
-
-
 @dataclass
 class Place:
     root: Path
@@ -76,7 +55,7 @@ class Place:
 
 def make_place(root: Path) -> Place:
     workspace, home, tmp, outside = (root / name for name in ("ws", "home", "tmp", "outside"))
-    for folder in (workspace, home / ".ssh", home / ".cache", tmp, outside):
+    for folder in (workspace, home / ".ssh", home / ".cache" / "pip", tmp, outside):
         folder.mkdir(parents=True)
     (home / ".ssh" / "id_ed25519").write_text(SSH_KEY)
     (home / "notes.txt").write_text("plain notes\n")
@@ -185,7 +164,7 @@ def attacks(place: Place, listeners: Listeners) -> dict[str, str]:
         "build": (
             "git init -q && git add -A && git -c user.email=a@b -c user.name=n commit -qm init"
             f" && {py} -m pytest -q -p no:cacheprovider test_small.py"
-            " && echo built > $TMPDIR/t && mkdir -p ~/.cache/tool && echo ok > ~/.cache/tool/c"
+            " && echo built > $TMPDIR/t && echo ok > ~/.cache/pip/c"
         ),
         "plant_hook": "echo 'echo pwned' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
     }
@@ -319,7 +298,7 @@ def test_a_small_project_still_builds_and_tests_in_the_workspace(sandboxed: Outc
     assert "1 passed" in result and result.endswith("(exit code 0)"), result
     assert (sandboxed.place.workspace / ".git" / "HEAD").exists()
     assert (sandboxed.place.tmp / "t").read_text() == "built\n"
-    assert (sandboxed.place.home / ".cache" / "tool" / "c").exists()
+    assert (sandboxed.place.home / ".cache" / "pip" / "c").exists()
 
 
 def test_a_planted_git_hook_is_reported_to_the_model_and_the_user(sandboxed: Outcome) -> None:

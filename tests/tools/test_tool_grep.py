@@ -17,13 +17,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nehanda.tools import grep as grep_module
+from nehanda.sandbox.programs import Programs
 from nehanda.tools import grep_search
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
 
 RG = shutil.which("rg")
+# The helpers the next Grep runs with: ripgrep where present, unless a test takes it away.
+IN_USE = {"programs": Programs(ripgrep=RG)}
 
 
 @pytest.fixture
@@ -38,12 +40,13 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     if request.param == "ripgrep" and RG is None:
         pytest.skip("rg is not installed")
     if request.param == "python":
-        monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+        monkeypatch.setitem(IN_USE, "programs", Programs())
     return str(request.param)
 
 
 def grep(ws: Path, **args: Any) -> ToolResult:
-    return asyncio.run(execute_builtin_tool(ToolUse("call_1", "Grep", args), ToolContext(ws)))
+    context = ToolContext(ws, programs=IN_USE["programs"])
+    return asyncio.run(execute_builtin_tool(ToolUse("call_1", "Grep", args), context))
 
 
 def lines(ws: Path, **args: Any) -> list[str]:
@@ -113,7 +116,7 @@ def test_both_backends_agree(
     tree: Path, monkeypatch: pytest.MonkeyPatch, args: dict[str, Any], expected: list[str]
 ) -> None:
     with_rg = grep(tree, **args)
-    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    monkeypatch.setitem(IN_USE, "programs", Programs())
     assert grep(tree, **args) == with_rg
 
 
@@ -216,14 +219,14 @@ def test_matching_is_line_by_line(
 def test_large_files_are_streamed_with_the_same_results(
     ws: Path, monkeypatch: pytest.MonkeyPatch, text: str, pattern: str, expected: list[str]
 ) -> None:
-    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    monkeypatch.setitem(IN_USE, "programs", Programs())
     monkeypatch.setattr(grep_search, "MAX_WHOLE_FILE_BYTES", 4)
     put_latin1_aware(ws / "f.txt", text)
     assert lines(ws, pattern=pattern) == [line.format(pattern=pattern) for line in expected]
 
 
 def test_text_anchors_apply_per_line_in_python(ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    monkeypatch.setitem(IN_USE, "programs", Programs())
     put(ws / "f.txt", "x\nx\n")
     assert lines(ws, pattern="\\Ax") == ["f.txt:1:x", "f.txt:2:x"]
 
@@ -277,7 +280,7 @@ def test_a_pattern_that_backtracks_without_end_is_stopped_with_an_error(
     ws: Path, monkeypatch: pytest.MonkeyPatch, pattern: str
 ) -> None:
     """Without ripgrep, the search stops at the budget instead of hanging the run."""
-    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    monkeypatch.setitem(IN_USE, "programs", Programs())
     monkeypatch.setattr(grep_search, "PYTHON_BUDGET_S", 0.2)
     (ws / "a.txt").write_text("a" * 5000 + "b\n")
     started = time.monotonic()
@@ -290,6 +293,6 @@ def test_a_pattern_that_backtracks_without_end_is_stopped_with_an_error(
 def test_control_the_budget_leaves_an_ordinary_search_alone(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+    monkeypatch.setitem(IN_USE, "programs", Programs())
     (ws / "a.txt").write_text("a" * 5000 + "b\n")
     assert grep(ws, pattern="a+b$", output_mode="count").content == "a.txt:1"

@@ -18,7 +18,7 @@ import pytest
 from nehanda.fs import state_dir
 from nehanda.permissions.hidden import HiddenPaths
 from nehanda.permissions.rules import parse_rule
-from nehanda.tools import grep as grep_module
+from nehanda.sandbox.programs import Programs
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
@@ -42,20 +42,26 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+# The helpers the next call runs with: ripgrep where present, unless a test takes it away.
+IN_USE = {"programs": Programs(ripgrep=shutil.which("rg"))}
+
+
 @pytest.fixture(params=["python", "ripgrep"])
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Grep's engines: ripgrep walks on its own, so its matches are filtered instead."""
     if request.param == "ripgrep" and shutil.which("rg") is None:
         pytest.skip("rg is not installed")
     if request.param == "python":
-        monkeypatch.setattr(grep_module, "find_ripgrep", lambda: None)
+        monkeypatch.setitem(IN_USE, "programs", Programs())
     return str(request.param)
 
 
 def run(home: Path, tool: str, deny: tuple[str, ...] = (), **args: Any) -> ToolResult:
     workspace = home / "notes"
     hidden = HiddenPaths.build([parse_rule(rule) for rule in deny], workspace, home)
-    context = ToolContext(workspace, granted=(home, state_dir()), hidden=hidden)
+    context = ToolContext(
+        workspace, granted=(home, state_dir()), hidden=hidden, programs=IN_USE["programs"]
+    )
     return asyncio.run(execute_builtin_tool(ToolUse("call_1", tool, args), context))
 
 

@@ -52,13 +52,19 @@ from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.hidden import HiddenPaths
-from nehanda.permissions.sandboxing import session_sandbox, start_note
+from nehanda.permissions.sandboxing import (
+    exposed_environment,
+    session_programs,
+    session_sandbox,
+    start_notes,
+)
 from nehanda.providers.base import Capabilities
 from nehanda.providers.calling import ToolCalling, choose_mode
 from nehanda.providers.mode import Mode, ModeDecision
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.providers.window import choose_window
 from nehanda.sandbox.confine import Sandbox
+from nehanda.sandbox.programs import Programs
 from nehanda.secret_env import seal, secret_values
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
@@ -224,8 +230,9 @@ def _assembled(
     trusted = is_trusted(options.workspace)
     instructions = load_instructions(options.workspace, trusted=trusted)
     sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
+    programs = session_programs(settings.sandbox, options.workspace)
     window = choose_window(config, capabilities.context_length, support.learned_window(config))
-    gate = _tool_gate(options, settings, rules, config, mcp, sandbox, window.tokens)
+    gate = _tool_gate(options, settings, rules, config, mcp, sandbox, programs, window.tokens)
     system_prompt = partial(build_system_prompt, options.workspace, instructions)
     agent = Agent(
         provider=calling,
@@ -250,7 +257,7 @@ def _assembled(
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
     withheld = withheld_note(options.workspace, trusted=trusted)
     notes = [n for n in (trust_note, changed_trust_note(options.workspace), withheld) if n]
-    notes += [n for n in (start_note(sandbox),) if n] + _instruction_notes(instructions)
+    notes += start_notes(sandbox, settings.sandbox, programs) + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
     notes += mcp.notes
     chat = ChatSession(
@@ -340,10 +347,11 @@ def _tool_gate(
     config: ProviderConfig,
     mcp: McpStart,
     sandbox: Sandbox | None,
+    programs: Programs,
     window: int,
 ) -> ToolGate:
     """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal;
-    Bash inside ``sandbox``."""
+    Bash inside the sandbox, helper programs run from where the session found them."""
     mode = "yolo" if options.approve_all else options.permission_mode
     rules = replace(
         rules,
@@ -352,6 +360,7 @@ def _tool_gate(
             user_settings_path().parent,
             trust_store_path().parent,
             *(options.workspace / name for name in TRUST_BOUND_FILES),
+            *exposed_environment(settings.sandbox, options.workspace, Path.home()),
         ),
     )
     names = key_names(settings, config)
@@ -362,6 +371,7 @@ def _tool_gate(
         sandbox=sandbox,
         secret_values=secret_values(names=names),
         hidden=HiddenPaths.build(rules.deny, options.workspace),
+        programs=programs,
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():

@@ -1,4 +1,5 @@
-"""Which Landlock grants make "everything readable but these paths".
+"""Which Landlock grants make "everything readable but these paths", and the carving
+that also keeps a place read-only inside a writable root.
 
 Landlock cannot take a folder back out of one it allows, so a denied path is carved
 out instead: each folder above it may be listed (not read beneath, beyond listing),
@@ -25,24 +26,37 @@ class _Node:
 
 def readable_grants(denied: Iterable[str]) -> list[Grant]:
     """Grants reading all of ``/`` except the absolute, resolved paths ``denied``."""
+    listed, whole = carve("/", denied)
+    return [Grant(path, READ_DIR) for path in listed] + [Grant(path, READ) for path in whole]
+
+
+def carve(top: str, out: Iterable[str]) -> tuple[list[str], list[str]]:
+    """``top`` without the absolute, resolved paths ``out``: the folders on the way down
+    to them (to be listed only) and every other entry met there (to be granted whole).
+    ``out`` paths that are not beneath ``top`` change nothing."""
     root = _Node()
-    for path in denied:
+    base = [part for part in top.split("/") if part]
+    for path in out:
+        parts = [part for part in path.split("/") if part]
+        if parts[: len(base)] != base:
+            continue
         node = root
-        for part in [p for p in path.split("/") if p]:
+        for part in parts[len(base) :]:
             node = node.children.setdefault(part, _Node())
         node.denied = True
-    grants: list[Grant] = []
-    _carve("/", root, grants)
-    return grants
+    listed: list[str] = []
+    whole: list[str] = []
+    _carve(top, root, listed, whole)
+    return listed, whole
 
 
-def _carve(path: str, node: _Node, grants: list[Grant]) -> None:
+def _carve(path: str, node: _Node, listed: list[str], whole: list[str]) -> None:
     if node.denied:
         return
     if not node.children:
-        grants.append(Grant(path, READ))
+        whole.append(path)
         return
-    grants.append(Grant(path, READ_DIR))
+    listed.append(path)
     try:
         entries = [entry.name for entry in Path(path).iterdir()]
     except OSError:
@@ -50,6 +64,6 @@ def _carve(path: str, node: _Node, grants: list[Grant]) -> None:
     for name in entries:
         child = str(Path(path, name))
         if name in node.children:
-            _carve(child, node.children[name], grants)
+            _carve(child, node.children[name], listed, whole)
         else:
-            grants.append(Grant(child, READ))
+            whole.append(child)

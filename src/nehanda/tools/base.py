@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from nehanda.errors import ToolError
+from nehanda.sandbox.programs import Programs
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import resolve_in_workspace
 from nehanda.types import JsonObject, ToolSpec
@@ -45,7 +46,9 @@ class ToolContext:
     sandbox Bash runs its commands in (``None``: none); ``secret_values`` are masked in
     every tool's output. ``hidden`` says which paths the walks of Grep, Glob and LS never
     enter, list or search (the secret places and the Read deny rules,
-    ``permissions.hidden.HiddenPaths``).
+    ``permissions.hidden.HiddenPaths``). ``programs`` are the helper programs found at
+    start where no sandboxed command can write (none by default: Grep then searches in
+    Python).
     """
 
     workspace: Path
@@ -55,6 +58,7 @@ class ToolContext:
     sandbox: Sandbox | None = None
     secret_values: tuple[str, ...] = ()
     hidden: Callable[[Path], bool] = field(default=lambda path: False)
+    programs: Programs = field(default_factory=Programs)
 
     def resolve_walk(self, raw: str, *, tool: str, action: str) -> Path:
         """Like ``resolve``, and a ``ToolError`` for a hidden place to walk from."""

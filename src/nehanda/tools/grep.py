@@ -1,10 +1,13 @@
-"""Grep: search file contents with a regular expression (ripgrep when present)."""
+"""Grep: search file contents with a regular expression (ripgrep when present).
+
+ripgrep runs outside the sandbox, so only the one found at start where no command can
+write (``ToolContext.programs``) is ever run; without it the Python backend searches.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -88,10 +91,6 @@ class GrepResults:
         return text
 
 
-def find_ripgrep() -> str | None:
-    return shutil.which("rg")
-
-
 async def grep(args: GrepArgs, context: ToolContext) -> str:
     target = context.resolve_walk(args.path, tool=NAME, action="searched")
     if not (target.is_file() or target.is_dir()):
@@ -108,7 +107,7 @@ async def grep(args: GrepArgs, context: ToolContext) -> str:
         hidden=context.hidden,
     )
     results = GrepResults(args.output_mode)
-    rg = find_ripgrep()
+    rg = context.programs.ripgrep
     if rg is None:
         await asyncio.to_thread(search_python, query, results.add)
     else:
