@@ -80,6 +80,14 @@ def test_hooks_in_the_folder_core_hooks_path_names(ws: Path, folder: str) -> Non
     assert (ws / "PWNED").exists()
 
 
+def test_hooks_in_a_folder_the_hooks_folder_links_to(ws: Path) -> None:
+    elsewhere = ws.parent / "elsewhere"
+    elsewhere.mkdir()
+    assert_reported(ws, f"rm -rf .git/hooks && ln -s {elsewhere} .git/hooks", ".git/hooks (added)")
+    hook = f"printf '#!/bin/sh\\ntouch PWNED\\n' > {elsewhere}/pre-commit"
+    assert_reported(ws, hook, ".git/hooks/pre-commit (added)")
+
+
 def test_an_include_if_file_in_the_workspace_and_the_pager_it_names(ws: Path) -> None:
     include = "printf '[includeIf \"gitdir:/\"]\\n\\tpath = ../settings.inc\\n' >> .git/config"
     assert_reported(ws, include, ".git/config (changed)")

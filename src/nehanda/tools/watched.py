@@ -93,19 +93,21 @@ def _driver_lines(path: Path) -> str | None:
 
 
 def _files(path: Path) -> list[Path]:
+    """``path`` if a file or a symlink, and the files in it if a folder (a symlink to one
+    too: ``.git/hooks`` may point elsewhere)."""
     try:
-        if path.is_symlink() or path.is_file():
-            return [path]
+        found = [path] if path.is_symlink() or path.is_file() else []
         if not path.is_dir():
-            return []
+            return found
     except OSError:
         return []
-    found: list[Path] = []
     seen = 0
     # A walk in order, cut short: core.hooksPath may name / itself.
     for folder, folders, names in os.walk(path):
         folders.sort()
-        for name in sorted(names):
+        # Symlinks to folders are not walked into, but count as links.
+        links = [name for name in folders if Path(folder, name).is_symlink()]
+        for name in sorted(names + links):
             seen += 1
             file = Path(folder, name)
             # git never runs a hook's .sample, and `git init` writes a dozen of them.
