@@ -29,7 +29,14 @@ components. In order:
    ``PATH`` lies in the workspace;
 7. outside ``yolo`` mode, a call allowed so far asks all the same when it is written,
    word for word, in an earlier tool's output (``ToolUse.copied_from``): the model
-   may have repeated what it read rather than meant it.
+   may have repeated what it read rather than meant it;
+8. outside ``yolo`` mode, a command allowed so far asks all the same, and one that asks
+   says why too, when a program it runs reads a file that says what that program runs
+   (``permissions.build_files``: ``package.json`` for ``npm run test``) which the session
+   changed since the user last approved a command reading it (``edited``, passed in by
+   the gate): the rule was written for the command, not for what an edit made it run.
+   ``Ask.edited`` names those files, which the user's approval covers. Under ``--yes``
+   every call runs anyway, so nothing asks.
 
 ``Allow`` and ``Ask`` carry the resolved paths outside the workspace the call uses, so
 that the runner can grant exactly those to the tool once the call may run. An ``Ask``
@@ -47,6 +54,7 @@ from pathlib import Path, PurePosixPath
 from nehanda.config.permission_modes import Mode
 from nehanda.config.settings import PermissionSettings, RuleText
 from nehanda.errors import ConfigError
+from nehanda.permissions.build_files import read_by
 from nehanda.permissions.command_paths import denied_path, path_deny_rules
 from nehanda.permissions.harmless import UNCONFINED, Confinement, runs_unasked
 from nehanda.permissions.options import git_global_end
@@ -87,12 +95,14 @@ class Allow:
 @dataclass(frozen=True)
 class Ask:
     """``suggestions``: the rules that answering "always" adds, if any may be offered;
-    ``broader``: the same with a prefix rule for each part that has one, offered beside."""
+    ``broader``: the same with a prefix rule for each part that has one, offered beside;
+    ``edited``: the edited files that make it ask, which the user's approval covers."""
 
     reason: str
     suggestions: tuple[str, ...] = ()
     outside: tuple[Path, ...] = ()
     broader: tuple[str, ...] = ()
+    edited: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -157,15 +167,38 @@ def decide(
     rules: PermissionRules,
     workspace: Path,
     held: Confinement = UNCONFINED,
+    edited: frozenset[str] = frozenset(),
 ) -> Decision:
+    """``edited``: the files that say what a command runs which the session changed and
+    no approval has covered since."""
     decision = _decide_tool(tool_use, rules, workspace, held)
-    if isinstance(decision, Allow) and tool_use.copied_from and rules.mode != "yolo":
-        return Ask(
+    if rules.mode == "yolo" or isinstance(decision, Deny):
+        return decision
+    if isinstance(decision, Allow) and tool_use.copied_from:
+        decision = Ask(
             f"the same call is written in {tool_use.copied_from}, so the model may have "
             "copied it rather than meant it",
             outside=decision.outside,
         )
-    return decision
+    return _after_edits(tool_use, decision, edited) if edited else decision
+
+
+def _after_edits(tool_use: ToolUse, decision: Allow | Ask, edited: frozenset[str]) -> Decision:
+    """Ask before a command whose programs read an edited file, saying which."""
+    tool = BUILTIN_TOOLS.get(tool_use.name)
+    command = tool_use.input.get(tool.command_argument or "") if tool else None
+    if not isinstance(command, str):
+        return decision
+    found = read_by(analyse(command), edited)
+    if not found:
+        return decision
+    why = "; ".join(
+        f"{file} was edited in this session (it defines what `{part}` runs)" for file, part in found
+    )
+    files = tuple(file for file, _ in found)
+    if isinstance(decision, Ask):
+        return replace(decision, reason=f"{decision.reason}; and {why}", edited=files)
+    return Ask(why, outside=decision.outside, edited=files)
 
 
 def _decide_tool(

@@ -18,6 +18,12 @@ a command the shell analysis finds risks in, unless a rule allows it.
 Where one does, yolo mode asks before a file tool reads or writes outside the workspace
 where the sandbox would let no command do so (the file tools run outside it).
 
+The gate also keeps the files that say what a command runs (``permissions.edited_files``)
+which a Write, an Edit or a command of the session changed, and hands ``decide`` those no
+approval has covered yet: ``npm run test`` asks after an edit of ``package.json``. A call
+whose check meets a file system changing under it (a symlink replaced as it is read)
+or a ``~user`` nobody knows is refused, never answered with a traceback.
+
 The mode may change between calls (``set_mode``: Shift-Tab or ``/permissions mode`` in
 the REPL). In plan mode ``specs`` offers only the read-only tools, so that the model is
 not shown tools every call of which would be refused; the MCP tools offered are those
@@ -44,6 +50,7 @@ from nehanda.permissions.decision import (
     PermissionRules,
     decide,
 )
+from nehanda.permissions.edited_files import EditedFiles
 from nehanda.permissions.harmless import UNCONFINED, Confinement
 from nehanda.permissions.repository import plain_repository
 from nehanda.permissions.secrets import secret_paths
@@ -57,6 +64,8 @@ from nehanda.types import CheckedCall, Refusal, ToolResult, Toolset, ToolSpec, T
 # Small models tend to send a refused call again, word for word.
 _DO_NOT_RETRY = "Do not repeat this call; do without it, or ask the user."
 _DO_AS_TOLD = "Do not repeat this call; do what the user said instead."
+_CHANGED = "the workspace changed while the call was checked ({error}); try again"
+_UNRESOLVED = "nehanda could not resolve a path it names ({error})"
 
 
 @runtime_checkable
@@ -79,9 +88,11 @@ class ToolGate:
     _planned: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] | None = field(
         default=None, repr=False
     )
+    _edited: EditedFiles = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.set_mode(self.rules.mode)
+        self._edited = EditedFiles(self.workspace)
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
@@ -112,14 +123,19 @@ class ToolGate:
             permitted = await self._permit(checked)
         except PermissionDenied as denied:
             return _refused(denied)
-        return await self.inner.run(permitted, started)
+        with self._edited.watching(BUILTIN_TOOLS.get(checked.use.name)):
+            return await self.inner.run(permitted, started)
 
     async def _permit(self, checked: CheckedCall) -> CheckedCall:
         """``checked`` with the paths its decision grants; ``PermissionDenied`` if it may
         not run."""
         use = checked.use
-        decision = decide(use, self.rules, self.workspace, self._confinement(use))
-        decision = self._outside_sandbox(use, self._unconfined(use, decision))
+        try:
+            decision = self._decide(use)
+        except OSError as error:
+            decision = Deny(_CHANGED.format(error=error))
+        except RuntimeError as error:  # ~user for a user nobody knows
+            decision = Deny(_UNRESOLVED.format(error=error))
         if isinstance(decision, Deny):
             refusal = Refusal("rules", decision.reason)
             raise PermissionDenied(use, f"it is not allowed: {decision.reason}", refusal)
@@ -127,9 +143,17 @@ class ToolGate:
             answer = await self.approver.ask(use, decision)
             if not answer.run:
                 raise _refusal(use, decision, answer)
+            self._edited.seen(decision.edited)
             if answer.always:
                 self.rules = self.rules.allowing(_picked(decision, answer))
+        self._edited.wrote(BUILTIN_TOOLS.get(use.name), use)
         return replace(checked, granted=decision.outside)
+
+    def _decide(self, use: ToolUse) -> Decision:
+        """The decision on ``use``; raises what the file system raises as it changes."""
+        held = self._confinement(use)
+        decision = decide(use, self.rules, self.workspace, held, self._edited.unseen())
+        return self._outside_sandbox(use, self._unconfined(use, decision))
 
     def _confinement(self, use: ToolUse) -> Confinement:
         """What ``decide`` must know of the sandbox for a command (nothing for a file tool)."""

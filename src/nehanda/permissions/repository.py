@@ -13,13 +13,15 @@ configuration holds none of the words below (matched anywhere, case-folded: a fa
 alarm only makes git ask), it borrows no objects from elsewhere
 (``objects/info/alternates``), and its index holds no submodule (an entry of mode
 160000), since git would read that submodule's configuration too. The user's own
-configuration (``~/.gitconfig``) is theirs and not read here.
+configuration (``~/.gitconfig``) is theirs and not read here. The repository's
+folders are found as ``tools.git_files`` finds them for the watch on git's files.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from nehanda.tools.git_files import common_dir, find_git_dir, read_limited
 
 # Configuration words that make git run a program, read a file outside the
 # repository, or take another repository's files, in any section.
@@ -30,7 +32,6 @@ _RISKY_WORDS = (
 )
 # Mode 160000 (a submodule) as it stands, big-endian, in an index entry.
 _GITLINK_MODE = (0o160000).to_bytes(4, "big")
-_MAX_CONFIG_BYTES = 1 << 20
 
 
 def plain_config(text: bytes) -> bool:
@@ -42,53 +43,16 @@ def plain_config(text: bytes) -> bool:
 
 def plain_repository(workspace: Path) -> bool:
     """Whether ``workspace`` has a repository of its own that runs nothing when read."""
-    git_dir = _git_dir(workspace / ".git")
+    dot_git = workspace / ".git"
+    git_dir = None if dot_git.is_symlink() else find_git_dir(dot_git)
     if git_dir is None:
         return False
-    common = _common_dir(git_dir)
+    common = common_dir(git_dir)
     if common is None or (common / "objects/info/alternates").exists():
         return False
     for config in (common / "config", git_dir / "config.worktree"):
-        text = _read(config)
+        text = read_limited(config)
         if text is None or not plain_config(text):
             return False
-    index = _read(git_dir / "index", limit=None)
+    index = read_limited(git_dir / "index", limit=None)
     return index is not None and _GITLINK_MODE not in index
-
-
-def _git_dir(dot_git: Path) -> Path | None:
-    """The repository folder ``.git`` stands for: itself if a real folder, else where a
-    ``gitdir:`` file points; None for a symlink or anything else."""
-    if dot_git.is_symlink():
-        return None
-    if dot_git.is_dir():
-        return dot_git
-    text = _read(dot_git)
-    if text is None or not text.startswith(b"gitdir: "):
-        return None
-    target = Path(os.fsdecode(text[len(b"gitdir: ") :].strip()))
-    found = dot_git.parent / target
-    return found if found.is_dir() else None
-
-
-def _common_dir(git_dir: Path) -> Path | None:
-    """Where the configuration and objects of ``git_dir`` live: a linked worktree's
-    ``commondir`` (the main repository's folder), else ``git_dir`` itself."""
-    text = _read(git_dir / "commondir")
-    if not text:
-        return None if text is None else git_dir
-    found = git_dir / os.fsdecode(text.strip())
-    return found if found.is_dir() else None
-
-
-def _read(path: Path, limit: int | None = _MAX_CONFIG_BYTES) -> bytes | None:
-    """The file's bytes, ``b""`` where it does not exist, None where it cannot be read
-    or is too large to be a plain configuration."""
-    try:
-        if not path.exists():
-            return b""
-        if not path.is_file() or (limit is not None and path.stat().st_size > limit):
-            return None
-        return path.read_bytes()
-    except OSError:
-        return None
