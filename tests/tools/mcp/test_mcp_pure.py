@@ -7,13 +7,13 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from nehanda.config.mcp import McpTable
+from nehanda.config.mcp import McpTable, server_part
 from nehanda.tools.mcp import search
 from nehanda.tools.mcp.arguments import coerce, parameter_list, problems
-from nehanda.tools.mcp.names import offered_names, server_part
+from nehanda.tools.mcp.names import offered_names
 from nehanda.tools.mcp.results import result_text
 from nehanda.types import ToolSpec
 
@@ -32,6 +32,38 @@ def test_offered_names_are_valid_and_distinct(server: str, tools: list[str]) -> 
 @given(st.text(max_size=40))
 def test_a_server_part_never_holds_a_double_underscore(server: str) -> None:
     assert "__" not in server_part(server)
+
+
+@given(st.text(max_size=80), st.text(max_size=80), st.lists(st.text(max_size=80), max_size=4))
+@example("a" * 56, "a" * 56 + "_b", [])  # a cut, then a suffix, once made "mcp__a…a__2"
+def test_a_servers_rule_covers_no_tool_of_a_server_with_another_prefix(
+    mine: str, other: str, tools: list[str]
+) -> None:
+    """However a name is cut or suffixed, ``mcp__PART__*`` reaches only PART's tools."""
+    from nehanda.permissions.rules import parse_rule
+
+    rule = parse_rule(f"mcp__{server_part(mine)}__*")
+    taken = set(offered_names(mine, ["t"] * 3, set()))
+    theirs = offered_names(other, tools + ["t"] * 3, taken)
+    if server_part(other) != server_part(mine):
+        assert not any(rule.covers(name) for name in theirs)
+
+
+@pytest.mark.parametrize(
+    ("server", "part"),
+    [
+        ("gh.", "gh"),
+        ("gh_", "gh"),
+        ("GH", "GH"),
+        ("g h", "g_h"),
+        ("ｇｈ", "gh"),
+        ("gһ", "g"),  # a Cyrillic letter is no letter of a tool name: it goes
+        ("日本", "server"),
+        ("a" * 47 + "_b", "a" * 47),  # cut to 48, and no "_" left at the end
+    ],
+)
+def test_server_parts(server: str, part: str) -> None:
+    assert server_part(server) == part
 
 
 @pytest.mark.parametrize(

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nehanda.config.mcp import McpServerEntry
+from nehanda.config.mcp import McpServerEntry, server_part
 from nehanda.fs import state_dir
 from nehanda.tools.mcp.connection import Connection, RemoteTool
-from nehanda.tools.mcp.names import offered_names, server_part
+from nehanda.tools.mcp.names import offered_names
 from nehanda.types import ToolSpec
 
 
