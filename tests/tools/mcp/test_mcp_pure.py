@@ -15,6 +15,7 @@ from nehanda.tools.mcp import search
 from nehanda.tools.mcp.arguments import coerce, parameter_list, problems
 from nehanda.tools.mcp.names import offered_names
 from nehanda.tools.mcp.results import result_text
+from nehanda.tools.mcp.schemas import schema_problem
 from nehanda.types import ToolSpec
 
 ALLOWED = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -201,3 +202,71 @@ def test_rescue_mode_keeps_searched_tools_out_of_the_system_prompt_yet_parses_th
     events = [*state.handle(TextDelta(block)), *state.handle(MessageEnd("end_turn", Usage()))]
     calls = [e.tool_use for e in events if isinstance(e, ToolUseEnd)]
     assert [(c.name, c.input) for c in calls] == [("mcp__s__tool_1", {"value": "x"})]
+
+
+def nested_schema(levels: int) -> dict[str, object]:
+    schema: dict[str, object] = {"type": "object"}
+    for _ in range((levels - 1) // 2):  # two levels each: properties, then a
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+MODEL = {"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": False}
+TREE = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}}
+# Each of twenty definitions offers the next twice: a million ways through.
+DOUBLING: dict[str, object] = {
+    f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}] * 2} for i in range(20)
+}
+DOUBLING["d20"] = {"type": "string"}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"m": {"$ref": "#/$defs/M"}}, "$defs": {"M": MODEL}},
+        TREE,
+        {"type": "object", "properties": {"t": {"type": "array", "prefixItems": [True]}}},
+        {"type": "object", "properties": {"a~b/c": {"$ref": "#/properties/x"}, "x": {}}},
+        nested_schema(64),
+    ],
+)
+def test_schemas_that_are_safe_to_use(schema: dict[str, object]) -> None:
+    assert schema_problem(schema, "inputSchema") is None
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ({"type": "object", "$ref": "#"}, "has a $ref '#' that leads back to itself"),
+        ({"type": "object", "allOf": [{"not": {"$ref": "#"}}]}, "leads back to itself"),
+        ({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}, "leads back to itself"),
+        ({"$ref": "https://example.com/s.json"}, "has a $ref 'https://example.com/s.json' that"),
+        ({"$ref": "#/$defs/missing"}, "that points to nothing in it"),
+        ({"$ref": "#anchor"}, "that is not a JSON pointer"),
+        ({"$dynamicRef": "#node"}, "uses $dynamicRef, which nehanda does not follow"),
+        ({"$defs": DOUBLING, "$ref": "#/$defs/d0"}, "unfold into more than 10000 subschemas"),
+        (nested_schema(66), "nests more than 64 levels deep"),
+        ({"description": "x" * 140_000}, "takes 136 KiB, more than 128 KiB"),
+        ({"type": "object", "properties": {"x": True}}, "parameter 'x' by something not an"),
+        ({"properties": {"x": {"anyOf": [{"anyOf": ["s"]}]}}}, "parameter 'x' by something not"),
+        ({"properties": {"x": {"oneOf": "s"}}}, "gives its parameter 'x' an oneOf that is not"),
+        ({"properties": [1]}, "has properties that are not an object"),
+        ({"required": [{"a": 1}]}, "has a required that is not a list of parameter names"),
+    ],
+)
+def test_schemas_that_are_not(schema: dict[str, object], problem: str) -> None:
+    found = schema_problem(schema, "inputSchema")
+    assert found is not None and found.startswith("its inputSchema ") and problem in found
+
+
+def test_an_output_schema_is_not_held_to_the_shape_of_parameters() -> None:
+    assert schema_problem({"type": "object", "properties": {"x": True}}, "outputSchema") is None
+
+
+def test_arguments_too_deep_to_check_are_refused_and_no_schema_makes_the_check_crash() -> None:
+    deep: dict[str, object] = {}
+    for _ in range(100):
+        deep = {"kids": [deep]}
+    assert problems(deep, TREE) == ["the arguments nest more than 64 levels deep"]
+    moved = {"$defs": {"a": {"$id": "https://x.example/a", "$ref": "#/b"}}, "$ref": "#/$defs/a"}
+    assert problems({}, {"type": "object", **moved}) == []  # the server judges it
