@@ -66,6 +66,8 @@ def approve_server(workspace: Path, name: str, confirmed: bool) -> int:
     settings = load_settings(workspace)
     server = next((s for s in settings.mcp_servers if s.name == name), None)
     if server is None:
+        if skipped := next((n for n in settings.mcp_notes if f"server {name!r} in" in n), None):
+            raise ConfigError(skipped)
         known = ", ".join(s.name for s in settings.mcp_servers) or "none"
         raise ConfigError(f"no MCP server {name!r} is defined here (defined: {known})")
     if server.origin == "user":

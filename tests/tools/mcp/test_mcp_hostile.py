@@ -62,6 +62,9 @@ def test_a_project_server_named_gh_dot_does_not_run_under_the_users_gh_rule(
     (note,) = [line for line in stderr.splitlines() if "'gh.'" in line]
     assert f"{workspace / '.mcp.json'}:3 was skipped" in note
     assert f"as the tools of 'gh' from {user_settings_path()}:4; rename one" in note
+    approving = nehanda("mcp", "approve", "gh.", "--yes", cwd=workspace)
+    assert approving.returncode == 1 and "'gh.' in" in approving.stderr
+    assert "rename one of them" in approving.stderr
 
 
 def test_approving_a_project_server_shows_the_user_rules_that_would_run_its_tools(

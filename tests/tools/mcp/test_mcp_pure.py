@@ -250,6 +250,7 @@ def test_schemas_that_are_safe_to_use(schema: dict[str, object]) -> None:
         ({"type": "object", "properties": {"x": True}}, "parameter 'x' by something not an"),
         ({"properties": {"x": {"anyOf": [{"anyOf": ["s"]}]}}}, "parameter 'x' by something not"),
         ({"properties": {"x": {"oneOf": "s"}}}, "gives its parameter 'x' an oneOf that is not"),
+        ({"properties": {"x": {"enum": 5}}}, "gives its parameter 'x' an enum that is not"),
         ({"properties": [1]}, "has properties that are not an object"),
         ({"required": [{"a": 1}]}, "has a required that is not a list of parameter names"),
     ],
@@ -270,3 +271,29 @@ def test_arguments_too_deep_to_check_are_refused_and_no_schema_makes_the_check_c
     assert problems(deep, TREE) == ["the arguments nest more than 64 levels deep"]
     moved = {"$defs": {"a": {"$id": "https://x.example/a", "$ref": "#/b"}}, "$ref": "#/$defs/a"}
     assert problems({}, {"type": "object", **moved}) == []  # the server judges it
+
+
+KEYWORDS = ["type", "properties", "required", "anyOf", "oneOf", "enum", "default", "items"]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from([*KEYWORDS, "description", "x"]), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.sampled_from(["a", "b"]), JSON_VALUES, max_size=2), JSON_VALUES)
+def test_a_schema_found_safe_is_described_and_checked_without_an_error(
+    properties: dict[str, object], required: object
+) -> None:
+    from nehanda.toolcalls.prompt import render_tool_prompt
+
+    schema = {"type": "object", "properties": properties, "required": required}
+    if schema_problem(schema, "inputSchema") is None:
+        spec = ToolSpec("mcp__s__t", "A tool.", schema)
+        render_tool_prompt([spec])
+        render_tool_prompt([spec], compact=True)
+        problems({"a": 1}, schema)
+        parameter_list(schema)

@@ -21,7 +21,8 @@ schema breaks one of these bounds is left out, with a note naming it:
   multiplying (an ``anyOf`` of two refs to the next doubles them at each step), which
   would make checking one call take seconds.
 - shape (input schemas): each parameter, and each of its ``anyOf``/``oneOf`` options,
-  is an object, and ``required`` lists names; the prompt describes parameters from them.
+  is an object, a parameter's ``enum`` is a list, and ``required`` lists names; the
+  prompt describes parameters from them.
 """
 
 from __future__ import annotations
@@ -150,6 +151,8 @@ def _shape_problem(schema: Any) -> str | None:
     if not isinstance(properties, dict):
         return "has properties that are not an object"
     for name, described in properties.items():
+        if isinstance(described, dict) and not isinstance(described.get("enum", []), list):
+            return f"gives its parameter {name[:80]!r} an enum that is not a list"
         options = [described]
         while options:
             option = options.pop()

@@ -72,7 +72,7 @@ class _Log:
                 self._turn()
             self.file.write(piece)
             self.file.flush()
-        except OSError:
+        except (OSError, ValueError):
             pass  # a log that cannot be written must not stop the server: the piece goes
 
     def _turn(self) -> None:
