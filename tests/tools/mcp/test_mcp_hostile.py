@@ -12,27 +12,18 @@ from typing import Any
 
 import pytest
 
-from cli_process import nehanda
 from mcp_session import ask, call_once, sent, tool_messages, write_settings
+from nehanda.cli.mcp_command import approve_server
 from nehanda.config.mcp import read_mcp_json
 from nehanda.config.mcp_approvals import approve
 from nehanda.config.settings import user_settings_path
 from nehanda.config.trust import trust_folder
+from nehanda.errors import ConfigError
 from scripted_server import ScriptedServer, calls_stream
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "mcp"
 NOTES, PROBE = FIXTURES / "notes_server.py", FIXTURES / "probe_server.py"
 SCHEMAS, DEEP = FIXTURES / "schemas_server.py", FIXTURES / "deep_server.py"
-
-
-def run(server: ScriptedServer, workspace: Path) -> tuple[str, str]:
-    done = nehanda(
-        "run", "go", "--provider", "vllm", "--base-url", server.base_url, "--model", "q",
-        "--output", "json", cwd=workspace,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr
-    return done.stdout, done.stderr
 
 
 def test_a_project_server_named_gh_dot_does_not_run_under_the_users_gh_rule(
@@ -54,21 +45,21 @@ def test_a_project_server_named_gh_dot_does_not_run_under_the_users_gh_rule(
     approve(workspace, read_mcp_json(workspace)[0][0])
     calls = [("mcp__gh__write", {"path": str(planted), "text": "x"}), ("mcp__gh__list_notes", {})]
     server.stream(calls_stream(calls)).stream("e2e_mcp_answer.sse")
-    _, stderr = run(server, workspace)
+    events, chat = ask(workspace, server.base_url, "go")  # no --yes: only the rule allows
+    assert events[-1].text == "Saved your note."
     assert not planted.exists()
     refused, listed = tool_messages(sent(server)[1])
     assert refused.startswith("Unknown tool 'mcp__gh__write'")
     assert listed == "note one\nnote two"  # the user's own server, under the user's rule
-    (note,) = [line for line in stderr.splitlines() if "'gh.'" in line]
+    (note,) = [line for line in chat.notes if "'gh.'" in line]
     assert f"{workspace / '.mcp.json'}:3 was skipped" in note
     assert f"as the tools of 'gh' from {user_settings_path()}:4; rename one" in note
-    approving = nehanda("mcp", "approve", "gh.", "--yes", cwd=workspace)
-    assert approving.returncode == 1 and "'gh.' in" in approving.stderr
-    assert "rename one of them" in approving.stderr
+    with pytest.raises(ConfigError, match=r"'gh\.' in .* rename one of them"):
+        approve_server(workspace, "gh.", confirmed=True)
 
 
 def test_approving_a_project_server_shows_the_user_rules_that_would_run_its_tools(
-    tmp_path: Path,
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A rule names a prefix, not a file: the user's ``mcp__gh__*``, written for a server
     defined elsewhere, covers a project server named ``gh``; the approval says so."""
@@ -76,9 +67,8 @@ def test_approving_a_project_server_shows_the_user_rules_that_would_run_its_tool
     project = {"mcpServers": {"gh": {"command": "gh-server"}}}
     (tmp_path / ".mcp.json").write_text(json.dumps(project))
     trust_folder(tmp_path)
-    done = nehanda("mcp", "approve", "gh", "--yes", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    shown = [line.strip() for line in done.stdout.splitlines()]
+    assert approve_server(tmp_path, "gh", confirmed=True) == 0
+    shown = [line.strip() for line in capsys.readouterr().out.splitlines()]
     rule = f"the allow rule mcp__gh__* ({user_settings_path()}:2) runs its tools without asking"
     assert rule in shown
     assert not any("mcp__other__" in line for line in shown)
