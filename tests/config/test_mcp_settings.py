@@ -92,6 +92,37 @@ def test_a_project_cannot_take_over_a_user_server(tmp_path: Path) -> None:
     assert "already defines a server of that name" in settings.mcp_notes[0]
 
 
+def test_two_user_servers_whose_tools_would_share_a_prefix_keep_the_first(
+    tmp_path: Path,
+) -> None:
+    write(
+        user_settings_path(),
+        '[mcp_servers.gh]\ncommand = "a"\n\n[mcp_servers."GH"]\ncommand = "b"\n'
+        '[mcp_servers."g h"]\ncommand = "c"\n',
+    )
+    settings = load_settings(tmp_path)
+    assert [s.name for s in settings.mcp_servers] == ["gh", "g h"]
+    (note,) = settings.mcp_notes
+    assert note == (
+        f"MCP server 'GH' in {user_settings_path()}:4 was skipped: its tools would be named "
+        f"mcp__GH__*, which reads as mcp__gh__*, the prefix of the tools of 'gh' from "
+        f"{user_settings_path()}:1; rename one of them"
+    )
+
+
+def test_a_project_server_never_takes_a_user_servers_prefix_whatever_the_order(
+    tmp_path: Path,
+) -> None:
+    from nehanda.config.mcp import DefinedServer, merge_servers
+
+    entry = McpServerEntry(command="x")
+    project = DefinedServer("ｇｈ", entry, "project", ".mcp.json")  # full-width letters
+    user = DefinedServer("gh", entry, "user", "settings.toml")
+    kept, (note,) = merge_servers([project, user])
+    assert kept == (user,)
+    assert note.startswith("MCP server 'ｇｈ' in .mcp.json was skipped: its tools would be")
+
+
 def test_a_server_needs_a_command_or_a_url(tmp_path: Path) -> None:
     write(user_settings_path(), '[mcp_servers.x]\ncommand = "a"\nurl = "http://b"\n')
     with pytest.raises(ConfigError, match=r"mcp_servers\.x"):

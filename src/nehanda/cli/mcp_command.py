@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 import click
 
 from nehanda.cli.mcp_setup import McpStart, start_mcp
-from nehanda.config.mcp import DefinedServer, variables_named
+from nehanda.config.mcp import DefinedServer, server_part, variables_named
 from nehanda.config.mcp_approvals import approval, approve
-from nehanda.config.settings import Flags, load_settings
+from nehanda.config.settings import Flags, RuleText, load_settings
 from nehanda.errors import ConfigError
 from nehanda.ui.shown_text import shown_line
 
@@ -66,12 +66,14 @@ def approve_server(workspace: Path, name: str, confirmed: bool) -> int:
     settings = load_settings(workspace)
     server = next((s for s in settings.mcp_servers if s.name == name), None)
     if server is None:
+        if skipped := next((n for n in settings.mcp_notes if f"server {name!r} in" in n), None):
+            raise ConfigError(skipped)
         known = ", ".join(s.name for s in settings.mcp_servers) or "none"
         raise ConfigError(f"no MCP server {name!r} is defined here (defined: {known})")
     if server.origin == "user":
         click.echo(f"{name} is in your user settings ({server.source}); it needs no approval")
         return 0
-    runs = "\n".join(_what_it_runs(server))
+    runs = "\n".join(_what_it_runs(server, settings.permissions.allow))
     click.echo(f"{name} from {server.source} runs:\n{runs}")
     if not confirmed:
         if not sys.stdin.isatty():
@@ -89,7 +91,8 @@ async def offer_approvals(workspace: Path, flags: Flags, renderer: LiveRenderer)
     approval, showing what it would run; a server not approved does not start."""
     if not (sys.stdin.isatty() and renderer.console.is_terminal):
         return
-    for server in load_settings(workspace, flags).mcp_servers:
+    settings = load_settings(workspace, flags)
+    for server in settings.mcp_servers:
         state = approval(workspace, server)
         if state == "approved" or not server.entry.enabled:
             continue
@@ -99,7 +102,7 @@ async def offer_approvals(workspace: Path, flags: Flags, renderer: LiveRenderer)
             f"{server.name!r}, which runs outside the sandbox with your rights:",
             "yellow",
         )
-        if await _start_it(_what_it_runs(server), renderer):
+        if await _start_it(_what_it_runs(server, settings.permissions.allow), renderer):
             approve(workspace, server)
             renderer.say(f"yes; approved {server.name}")
         else:
@@ -135,7 +138,7 @@ def _defined_line(server: DefinedServer, workspace: Path) -> str:
     return f"{server.name} ({server.origin}, {server.source}{extra}): {where}"
 
 
-def _what_it_runs(server: DefinedServer) -> list[str]:
+def _what_it_runs(server: DefinedServer, allow: tuple[RuleText, ...]) -> list[str]:
     entry = server.entry
     if entry.url is not None:
         lines = [f"  url: {entry.url}", *(f"  header: {k}: {v}" for k, v in entry.headers.items())]
@@ -148,5 +151,18 @@ def _what_it_runs(server: DefinedServer) -> list[str]:
     if named := variables_named(entry):
         listed = ", ".join(f"${name}" for name in named)
         lines.append(f"  it is given these variables of your environment: {listed}")
+    lines += [f"  {line}" for line in _allowed_by(server, allow)]
     # A project's file wrote these: shown as the call approval shows a command.
     return [shown_line(line) for line in lines]
+
+
+def _allowed_by(server: DefinedServer, allow: tuple[RuleText, ...]) -> list[str]:
+    """The allow rules that would run some of ``server``'s tools unasked: a rule names a
+    prefix, not a settings file, so a user's rule covers a project server of that name."""
+    prefix = f"mcp__{server_part(server.name)}"
+    found = []
+    for rule in allow:
+        text = rule.text.strip()
+        if text in ("mcp__*", prefix) or text.startswith(prefix + "__"):
+            found.append(f"the allow rule {text} ({rule.source}) runs its tools without asking")
+    return found

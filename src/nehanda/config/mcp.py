@@ -7,6 +7,11 @@ approval (``config.mcp_approvals``). Values may name environment variables
 (``${VAR}``, ``${VAR:-default}``), read from the environment as it was when nehanda started,
 since the sandbox later takes provider keys out of the live one. Pure apart from
 reading ``.mcp.json``; nothing here starts a server.
+
+A server's tools are named ``mcp__PART__TOOL`` and a rule ``mcp__PART__*`` covers them
+all, so two servers whose names give the same ``PART`` (``gh`` and ``gh.``; ``gh`` and
+``GH`` too, which read the same) would share every rule: the later one is left out, and
+a project's server always comes after the user's.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +31,11 @@ from nehanda.errors import ConfigError
 
 Origin = Literal["user", "project"]
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_NOT_IN_NAMES = re.compile(r"[^A-Za-z0-9_-]")
+_RUNS_OF_UNDERSCORES = re.compile(r"_{2,}")
+# At most 48 characters, so that ``mcp__PART__`` stays whole in every 64-character tool
+# name, with room left for the tool's own part.
+MAX_SERVER_PART = 48
 
 
 class McpServerEntry(BaseModel):
@@ -69,14 +80,34 @@ class McpTable(BaseModel):
     start_timeout: float = Field(default=30.0, gt=0)
 
 
+def server_part(server: str) -> str:
+    """A server's name as its tools' names show it: NFKC-normalised (full-width letters
+    read as the letters they look like), every other character than a letter, digit,
+    ``_`` or ``-`` made ``_``, never ``__`` and never ``_`` at an end, at most
+    ``MAX_SERVER_PART`` characters."""
+    plain = _NOT_IN_NAMES.sub("_", unicodedata.normalize("NFKC", server))
+    cleaned = _RUNS_OF_UNDERSCORES.sub("_", plain).strip("_")
+    return cleaned[:MAX_SERVER_PART].rstrip("_") or "server"
+
+
+def _prefix_key(server: str) -> str:
+    return server_part(server).lower()
+
+
 @dataclass(frozen=True)
 class DefinedServer:
-    """A server as one settings file defines it; ``source`` is that file."""
+    """A server as one settings file defines it; ``source`` is that file, ``line`` where
+    in it the server's name is written (when found)."""
 
     name: str
     entry: McpServerEntry
     origin: Origin
     source: str
+    line: int | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}:{self.line}" if self.line else self.source
 
     def fingerprint(self) -> str:
         """What a project server's approval is bound to: everything that says what runs
@@ -123,12 +154,31 @@ def variables_named(entry: McpServerEntry) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def servers_in_layer(table: Mapping[str, Any], origin: Origin, source: Path) -> list[DefinedServer]:
-    """The ``[mcp_servers]`` of one settings file (already validated with it)."""
+def servers_in_layer(
+    table: Mapping[str, Any], origin: Origin, source: Path, text: str = ""
+) -> list[DefinedServer]:
+    """The ``[mcp_servers]`` of one settings file (already validated with it), whose
+    ``text`` tells the line each is defined on."""
     return [
-        DefinedServer(name, McpServerEntry.model_validate(raw), origin, str(source))
+        DefinedServer(
+            name,
+            McpServerEntry.model_validate(raw),
+            origin,
+            str(source),
+            _line_naming(text, "mcp_servers", [name, json.dumps(name), f"'{name}'"], r"[\].=]"),
+        )
         for name, raw in table.items()
     ]
+
+
+def _line_naming(text: str, after: str, forms: Iterable[str], then: str) -> int | None:
+    """The first line, from the one naming ``after`` on, where one of ``forms`` is written
+    as a key (followed by ``then``)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if after in line), len(lines))
+    written = "|".join(re.escape(form) for form in forms)
+    key = re.compile(r"(?:^|[\s\[{,.])(?:" + written + r")\s*" + then)
+    return next((i + 1 for i in range(start, len(lines)) if key.search(lines[i])), None)
 
 
 def mcp_json_path(workspace: Path) -> Path:
@@ -140,7 +190,8 @@ def read_mcp_json(workspace: Path) -> tuple[list[DefinedServer], list[str]]:
     nehanda does not speak (``sse``); ``ConfigError`` for a broken file."""
     path = mcp_json_path(workspace)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
     except FileNotFoundError:
         return [], []
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -156,7 +207,8 @@ def read_mcp_json(workspace: Path) -> tuple[list[DefinedServer], list[str]]:
             else ""
         )
         if kind in ("stdio", "http", "streamable-http"):
-            found.append(_from_claude_format(path, name, raw))
+            line = _line_naming(text, '"mcpServers"', [json.dumps(name)], ":")
+            found.append(_from_claude_format(path, name, raw, line))
         else:
             notes.append(
                 f"MCP server {name!r} in {path} was skipped: type {kind!r} is not supported "
@@ -165,7 +217,9 @@ def read_mcp_json(workspace: Path) -> tuple[list[DefinedServer], list[str]]:
     return found, notes
 
 
-def _from_claude_format(path: Path, name: str, raw: dict[str, Any]) -> DefinedServer:
+def _from_claude_format(
+    path: Path, name: str, raw: dict[str, Any], line: int | None
+) -> DefinedServer:
     fields = {key: value for key, value in raw.items() if key != "type"}
     try:
         entry = McpServerEntry.model_validate(fields)
@@ -175,23 +229,29 @@ def _from_claude_format(path: Path, name: str, raw: dict[str, Any]) -> DefinedSe
         raise ConfigError(
             f"{path}: mcpServers.{name}{'.' + where if where else ''}: {problem['msg']}"
         ) from None
-    return DefinedServer(name, entry, "project", str(path))
+    return DefinedServer(name, entry, "project", str(path), line)
 
 
 def merge_servers(
     servers: list[DefinedServer],
 ) -> tuple[tuple[DefinedServer, ...], tuple[str, ...]]:
-    """Every server once, in order (user ones first); a later one with a name already
-    defined is left out, with a note: a project must not take over the tools of a user's
-    server, which the user's rules name."""
+    """Every server once, user ones first; a later one whose name, or whose tools' prefix,
+    is an earlier one's is left out, with a note: a project must not take over the tools
+    of a user's server, which the user's rules name, and one rule must not cover two."""
     kept: dict[str, DefinedServer] = {}
     notes: list[str] = []
-    for server in servers:
-        if server.name in kept:
-            notes.append(
-                f"MCP server {server.name!r} in {server.source} was skipped: "
-                f"{kept[server.name].source} already defines a server of that name"
-            )
+    for server in sorted(servers, key=lambda s: s.origin != "user"):
+        first = kept.setdefault(_prefix_key(server.name), server)
+        if first is server:
+            continue
+        if first.name == server.name:
+            why = f"{first.where} already defines a server of that name"
         else:
-            kept[server.name] = server
+            mine, theirs = (f"mcp__{server_part(s.name)}__*" for s in (server, first))
+            alike = "as" if mine == theirs else f"which reads as {theirs}, the prefix of"
+            why = (
+                f"its tools would be named {mine}, {alike} the tools of {first.name!r} "
+                f"from {first.where}; rename one of them"
+            )
+        notes.append(f"MCP server {server.name!r} in {server.where} was skipped: {why}")
     return tuple(kept.values()), tuple(notes)

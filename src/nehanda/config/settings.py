@@ -224,7 +224,7 @@ def load_settings(
     for path, text, layer in layers:
         permissions.append((path, text, layer.pop("permissions", {})))
         origin: McpOrigin = "project" if path == project_settings_path(workspace) else "user"
-        servers += servers_in_layer(layer.pop("mcp_servers", {}), origin, path)
+        servers += servers_in_layer(layer.pop("mcp_servers", {}), origin, path, text)
         for key, listed in paths.items():
             listed += layer.get("sandbox", {}).pop(key, [])
         _deep_merge(merged, layer)

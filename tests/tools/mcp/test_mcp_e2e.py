@@ -23,6 +23,7 @@ import httpx
 import pytest
 
 from cli_process import nehanda
+from mcp_session import ask, sent, tool_messages, write_settings
 from nehanda.cli.session import open_session
 from nehanda.cli.session_start import SessionOptions
 from nehanda.config.settings import Flags, user_settings_path
@@ -81,33 +82,6 @@ def is_running(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()
-
-
-def write_settings(text: str) -> None:
-    path = user_settings_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
-def sent(server: ScriptedServer) -> list[dict[str, Any]]:
-    return [r.body for r in server.received("/v1/chat/completions")]
-
-
-def ask(workspace: Path, base_url: str, prompt: str, **options: Any) -> tuple[list[Any], Any]:
-    async def go() -> tuple[list[Any], Any]:
-        flags = Flags(provider=options.pop("provider", "vllm"), base_url=base_url, model="q")
-        chat = await open_session(SessionOptions(flags, workspace, **options))
-        try:
-            events = [event async for event in chat.ask(prompt)]
-            return events, chat
-        finally:
-            await chat.close()
-
-    return asyncio.run(go())
-
-
-def tool_messages(body: dict[str, Any]) -> list[str]:
-    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
 
 
 def test_native_call_over_stdio_through_the_cli(server: ScriptedServer, tmp_path: Path) -> None:

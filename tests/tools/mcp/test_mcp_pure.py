@@ -7,14 +7,15 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from nehanda.config.mcp import McpTable
+from nehanda.config.mcp import McpTable, server_part
 from nehanda.tools.mcp import search
 from nehanda.tools.mcp.arguments import coerce, parameter_list, problems
-from nehanda.tools.mcp.names import offered_names, server_part
+from nehanda.tools.mcp.names import offered_names
 from nehanda.tools.mcp.results import result_text
+from nehanda.tools.mcp.schemas import schema_problem
 from nehanda.types import ToolSpec
 
 ALLOWED = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -32,6 +33,38 @@ def test_offered_names_are_valid_and_distinct(server: str, tools: list[str]) -> 
 @given(st.text(max_size=40))
 def test_a_server_part_never_holds_a_double_underscore(server: str) -> None:
     assert "__" not in server_part(server)
+
+
+@given(st.text(max_size=80), st.text(max_size=80), st.lists(st.text(max_size=80), max_size=4))
+@example("a" * 56, "a" * 56 + "_b", [])  # a cut, then a suffix, once made "mcp__a…a__2"
+def test_a_servers_rule_covers_no_tool_of_a_server_with_another_prefix(
+    mine: str, other: str, tools: list[str]
+) -> None:
+    """However a name is cut or suffixed, ``mcp__PART__*`` reaches only PART's tools."""
+    from nehanda.permissions.rules import parse_rule
+
+    rule = parse_rule(f"mcp__{server_part(mine)}__*")
+    taken = set(offered_names(mine, ["t"] * 3, set()))
+    theirs = offered_names(other, tools + ["t"] * 3, taken)
+    if server_part(other) != server_part(mine):
+        assert not any(rule.covers(name) for name in theirs)
+
+
+@pytest.mark.parametrize(
+    ("server", "part"),
+    [
+        ("gh.", "gh"),
+        ("gh_", "gh"),
+        ("GH", "GH"),
+        ("g h", "g_h"),
+        ("ｇｈ", "gh"),
+        ("gһ", "g"),  # a Cyrillic letter is no letter of a tool name: it goes
+        ("日本", "server"),
+        ("a" * 47 + "_b", "a" * 47),  # cut to 48, and no "_" left at the end
+    ],
+)
+def test_server_parts(server: str, part: str) -> None:
+    assert server_part(server) == part
 
 
 @pytest.mark.parametrize(
@@ -169,3 +202,98 @@ def test_rescue_mode_keeps_searched_tools_out_of_the_system_prompt_yet_parses_th
     events = [*state.handle(TextDelta(block)), *state.handle(MessageEnd("end_turn", Usage()))]
     calls = [e.tool_use for e in events if isinstance(e, ToolUseEnd)]
     assert [(c.name, c.input) for c in calls] == [("mcp__s__tool_1", {"value": "x"})]
+
+
+def nested_schema(levels: int) -> dict[str, object]:
+    schema: dict[str, object] = {"type": "object"}
+    for _ in range((levels - 1) // 2):  # two levels each: properties, then a
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+MODEL = {"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": False}
+TREE = {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}}
+# Each of twenty definitions offers the next twice: a million ways through.
+DOUBLING: dict[str, object] = {
+    f"d{i}": {"anyOf": [{"$ref": f"#/$defs/d{i + 1}"}] * 2} for i in range(20)
+}
+DOUBLING["d20"] = {"type": "string"}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"m": {"$ref": "#/$defs/M"}}, "$defs": {"M": MODEL}},
+        TREE,
+        {"type": "object", "properties": {"t": {"type": "array", "prefixItems": [True]}}},
+        {"type": "object", "properties": {"a~b/c": {"$ref": "#/properties/x"}, "x": {}}},
+        nested_schema(64),
+    ],
+)
+def test_schemas_that_are_safe_to_use(schema: dict[str, object]) -> None:
+    assert schema_problem(schema, "inputSchema") is None
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ({"type": "object", "$ref": "#"}, "has a $ref '#' that leads back to itself"),
+        ({"type": "object", "allOf": [{"not": {"$ref": "#"}}]}, "leads back to itself"),
+        ({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}, "leads back to itself"),
+        ({"$ref": "https://example.com/s.json"}, "has a $ref 'https://example.com/s.json' that"),
+        ({"$ref": "#/$defs/missing"}, "that points to nothing in it"),
+        ({"$ref": "#anchor"}, "that is not a JSON pointer"),
+        ({"$dynamicRef": "#node"}, "uses $dynamicRef, which nehanda does not follow"),
+        ({"$defs": DOUBLING, "$ref": "#/$defs/d0"}, "unfold into more than 10000 subschemas"),
+        (nested_schema(66), "nests more than 64 levels deep"),
+        ({"description": "x" * 140_000}, "takes 136 KiB, more than 128 KiB"),
+        ({"type": "object", "properties": {"x": True}}, "parameter 'x' by something not an"),
+        ({"properties": {"x": {"anyOf": [{"anyOf": ["s"]}]}}}, "parameter 'x' by something not"),
+        ({"properties": {"x": {"oneOf": "s"}}}, "gives its parameter 'x' an oneOf that is not"),
+        ({"properties": {"x": {"enum": 5}}}, "gives its parameter 'x' an enum that is not"),
+        ({"properties": [1]}, "has properties that are not an object"),
+        ({"required": [{"a": 1}]}, "has a required that is not a list of parameter names"),
+    ],
+)
+def test_schemas_that_are_not(schema: dict[str, object], problem: str) -> None:
+    found = schema_problem(schema, "inputSchema")
+    assert found is not None and found.startswith("its inputSchema ") and problem in found
+
+
+def test_an_output_schema_is_not_held_to_the_shape_of_parameters() -> None:
+    assert schema_problem({"type": "object", "properties": {"x": True}}, "outputSchema") is None
+
+
+def test_arguments_too_deep_to_check_are_refused_and_no_schema_makes_the_check_crash() -> None:
+    deep: dict[str, object] = {}
+    for _ in range(100):
+        deep = {"kids": [deep]}
+    assert problems(deep, TREE) == ["the arguments nest more than 64 levels deep"]
+    moved = {"$defs": {"a": {"$id": "https://x.example/a", "$ref": "#/b"}}, "$ref": "#/$defs/a"}
+    assert problems({}, {"type": "object", **moved}) == []  # the server judges it
+
+
+KEYWORDS = ["type", "properties", "required", "anyOf", "oneOf", "enum", "default", "items"]
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.sampled_from([*KEYWORDS, "description", "x"]), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.sampled_from(["a", "b"]), JSON_VALUES, max_size=2), JSON_VALUES)
+def test_a_schema_found_safe_is_described_and_checked_without_an_error(
+    properties: dict[str, object], required: object
+) -> None:
+    from nehanda.toolcalls.prompt import render_tool_prompt
+
+    schema = {"type": "object", "properties": properties, "required": required}
+    if schema_problem(schema, "inputSchema") is None:
+        spec = ToolSpec("mcp__s__t", "A tool.", schema)
+        render_tool_prompt([spec])
+        render_tool_prompt([spec], compact=True)
+        problems({"a": 1}, schema)
+        parameter_list(schema)

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from mcp_session import call_once
 from nehanda.cli.mcp_setup import confined, runnable
 from nehanda.config.mcp import DefinedServer, McpServerEntry
 from nehanda.config.mcp_approvals import approval, approve
@@ -25,7 +26,8 @@ from nehanda.config.settings import load_settings, user_settings_path
 from nehanda.config.trust import trust_folder
 from nehanda.sandbox.confine import Policy, Sandbox, Support, probe_support
 from nehanda.sandbox.launch import launch_argv
-from nehanda.tools.mcp.servers import McpServers
+from nehanda.tools.mcp.server_log import LOG_CAP
+from nehanda.tools.mcp.servers import McpServers, log_path
 
 PROBE = Path(__file__).parents[2] / "fixtures" / "mcp" / "probe_server.py"
 SUPPORT = probe_support()
@@ -137,6 +139,25 @@ def test_a_module_planted_in_the_servers_folder_or_pythonpath_does_not_replace_t
         answers = probe_all(place, listener.getsockname()[1])
     assert "Permission denied" in answers["write_outside"]
     assert not (place.outside / "escaped").exists()
+
+
+@needs_landlock
+def test_a_sandboxed_server_flooding_its_stderr_stays_within_the_log_cap(place: Place) -> None:
+    """The launcher execs the server with the pipe as its stderr: the cap holds for it too,
+    and the server, which cannot open nehanda's state folder, never held its log file."""
+    notes = PROBE.with_name("notes_server.py")
+    calls, log = place.workspace / "calls.jsonl", log_path("notes")
+    env = f"{{ NOTES_LOG = {str(calls)!r}, NOTES_STDERR = '3000000' }}"
+    configure(
+        place,
+        f"[mcp_servers.notes]\ncommand = {sys.executable!r}\n"
+        f"args = [{str(notes)!r}, 'stdio']\nenv = {env}\nsandbox = true\n",
+    )
+    ready, _ = runnable(load_settings(place.workspace), place.workspace)
+    assert ready[0][1].command == sys.executable and "nehanda.sandbox.launch" in ready[0][1].args
+    assert call_once(ready, "list_notes", {}) == "note one\nnote two"
+    assert log.stat().st_size <= LOG_CAP and log.read_text().endswith("flood done\n")
+    assert 0 < log.with_name("notes.log.1").stat().st_size <= LOG_CAP
 
 
 def test_without_sandbox_the_same_server_reaches_everything(place: Place) -> None:

@@ -6,14 +6,18 @@ A server that dies is started again once; after a second death, or a start that 
 or ran out of time, every call answers with the failure. A call that runs out of time
 ends as an error and the SDK tells the server it was cancelled. A stdio server gets the
 configured ``env`` on top of the SDK's small default set (never nehanda's whole
-environment, so no provider key reaches it) and writes its stderr to a log file.
+environment, so no provider key reaches it) and writes its stderr to its capped log
+(``server_log``), where the SDK's own log records about it go too, never to the terminal.
+A message from the server that cannot be read is named when a wait for an answer ends.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
@@ -25,12 +29,33 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from nehanda.config.mcp import McpServerEntry
+from nehanda.tools.mcp.server_log import capped_log
 from nehanda.types import JsonObject
 
 State = Literal["starting", "running", "failed", "stopped"]
 _MAX_PAGES = 100
 _CONNECT_TIMEOUT = 30.0
 _STREAM_READ_TIMEOUT = 300.0
+_SHOWN = 200
+# The log of the server whose owner task is running; the SDK's tasks for that server
+# start inside it, so they see it too.
+_server_log: ContextVar[TextIO | None] = ContextVar("mcp_server_log", default=None)
+
+
+class _ToServerLog(logging.Handler):
+    """The SDK's log records, into the log of the server they are about."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        log = _server_log.get()
+        if log is not None:
+            with contextlib.suppress(OSError, ValueError):
+                log.write(self.format(record) + "\n")
+                log.flush()
+
+
+_sdk_log = logging.getLogger("mcp")
+_sdk_log.addHandler(_ToServerLog())
+_sdk_log.propagate = False  # Python's last-resort handler would print them on the terminal
 
 
 @dataclass(frozen=True)
@@ -41,6 +66,7 @@ class RemoteTool:
     description: str
     input_schema: JsonObject
     read_only: bool
+    output_schema: JsonObject | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +109,7 @@ class Connection:
     _owner: asyncio.Task[None] | None = None
     _listed: asyncio.Future[None] | None = None
     _start_timeout: float = 30.0
+    _unreadable: str | None = None
 
     async def start(self, timeout: float) -> None:
         """Starts the server and lists its tools; a failure sets ``state`` and ``failure``."""
@@ -91,7 +118,7 @@ class Connection:
         try:
             await asyncio.wait_for(asyncio.shield(self._listed), timeout)
         except TimeoutError:
-            self._fail(f"it did not answer within {timeout:g} s")
+            self._fail(f"it did not answer within {timeout:g} s{self._unread()}")
             await self.stop()
             self.state = "failed"
 
@@ -128,7 +155,7 @@ class Connection:
                     return
                 except Exception as error:  # any way a server fails must not end the session
                     died = _died(error)
-                    self.failure = str(died) if died else _describe(error)
+                    self.failure = str(died) if died else _describe(error) + self._unread()
                     if died is None and not self.tools:
                         break  # it never started: starting it again would fail the same way
                     if attempt == 2:
@@ -161,14 +188,31 @@ class Connection:
                 job.answer.set_result(CallAnswer(failure=f"{why} (its log: {self.log_path})"))
                 raise _Died("it exited") from None
             if error.code == mcp_types.REQUEST_TIMEOUT:
-                why = f"it did not answer within {job.timeout:g} s, so the call was cancelled"
+                why = f"it did not answer within {job.timeout:g} s{self._unread()}"
+                why += ", so the call was cancelled"
                 job.answer.set_result(CallAnswer(failure=f"{job.tool} on {self.name!r}: {why}"))
                 return
             job.answer.set_result(CallAnswer(failure=f"MCP server {self.name!r}: {error}"))
             return
+        except Exception as error:  # the SDK's checks of the answer, against its outputSchema
+            job.answer.set_result(
+                CallAnswer(failure=f"MCP server {self.name!r}: {_describe(error)}")
+            )
+            return
         job.answer.set_result(
             CallAnswer(tuple(result.content), result.structured_content, bool(result.is_error))
         )
+
+    def _unread(self) -> str:
+        """What was wrong with the last message from the server that could not be read, as
+        an aside, once: the answer waited for may have been lost with it."""
+        unread, self._unreadable = self._unreadable, None
+        return f" (a message it sent could not be read: {unread})" if unread else ""
+
+    async def _heard(self, message: Any) -> None:
+        """Every message the SDK passes on; one it could not read comes as an exception."""
+        if isinstance(message, Exception):
+            self._unreadable = _unreadable(message)
 
     def _fail_waiting(self) -> None:
         while not self._jobs.empty():
@@ -180,20 +224,22 @@ class Connection:
     async def _client(self) -> AsyncIterator[Client]:
         entry = self.entry
         async with contextlib.AsyncExitStack() as stack:
+            log = await stack.enter_async_context(capped_log(self.log_path))
+            stack.callback(_server_log.reset, _server_log.set(log))
             if entry.url is not None:
                 timeout = httpx2.Timeout(_CONNECT_TIMEOUT, read=_STREAM_READ_TIMEOUT)
                 http = httpx2.AsyncClient(headers=entry.headers, timeout=timeout)
                 await stack.enter_async_context(http)
                 transport = streamable_http_client(entry.url, http_client=http)
             else:
-                log = stack.enter_context(_open_log(self.log_path))
                 params = StdioServerParameters(
                     command=entry.command or "", args=entry.args, env=entry.env, cwd=entry.cwd
                 )
                 transport = stdio_client(params, errlog=log)
             try:
                 async with asyncio.timeout(self._start_timeout):
-                    client = await stack.enter_async_context(Client(transport))
+                    client = Client(transport, message_handler=self._heard)
+                    client = await stack.enter_async_context(client)
             except TimeoutError:
                 raise _NoAnswer(f"it did not answer within {self._start_timeout:g} s") from None
             yield client
@@ -210,6 +256,7 @@ async def _list_tools(client: Client) -> tuple[RemoteTool, ...]:
                 tool.description or "",
                 dict(tool.input_schema),
                 bool(tool.annotations and tool.annotations.read_only_hint),
+                dict(tool.output_schema) if tool.output_schema is not None else None,
             )
             for tool in page.tools
         ]
@@ -219,9 +266,11 @@ async def _list_tools(client: Client) -> tuple[RemoteTool, ...]:
     return tuple(tools)
 
 
-def _open_log(path: Path) -> TextIO:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return path.open("a", encoding="utf-8")
+def _unreadable(error: Exception) -> str:
+    """The first thing wrong with a message that could not be read (pydantic's words)."""
+    details = getattr(error, "errors", None)
+    found = details()[0].get("msg", "") if callable(details) and details() else str(error)
+    return str(found).splitlines()[0][:_SHOWN] if found else type(error).__name__
 
 
 def _died(error: BaseException) -> _Died | None:

@@ -2,7 +2,8 @@
 
 ``McpServers.start`` starts every server in parallel, each within the start timeout; a
 server that fails or takes too long is left out, with a note, and the session goes on.
-Each server's tools become ``McpTool``s under their offered names (``names``).
+Each server's tools become ``McpTool``s under their offered names (``names``); a tool
+whose schema is not safe to use (``schemas``) is left out, with a note naming it.
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nehanda.config.mcp import McpServerEntry
+from nehanda.config.mcp import McpServerEntry, server_part
 from nehanda.fs import state_dir
 from nehanda.tools.mcp.connection import Connection, RemoteTool
-from nehanda.tools.mcp.names import offered_names, server_part
+from nehanda.tools.mcp.names import offered_names
+from nehanda.tools.mcp.schemas import schema_problem
 from nehanda.types import ToolSpec
 
 
@@ -54,7 +56,7 @@ class McpServers:
                     f"(its log: {connection.log_path}); going on without it"
                 )
                 continue
-            remote = connection.tools
+            remote = _usable(connection, started.notes)
             names = offered_names(connection.name, (tool.name for tool in remote), taken)
             tools += [
                 McpTool(ToolSpec(name, tool.description, tool.input_schema), connection.name, tool)
@@ -68,3 +70,20 @@ class McpServers:
 
     async def stop(self) -> None:
         await asyncio.gather(*(connection.stop() for connection in self.connections))
+
+
+def _usable(connection: Connection, notes: list[str]) -> list[RemoteTool]:
+    """The server's tools whose schemas are safe to use; a note for each one left out."""
+    usable = []
+    for tool in connection.tools:
+        problem = schema_problem(tool.input_schema, "inputSchema")
+        if problem is None and tool.output_schema is not None:
+            problem = schema_problem(tool.output_schema, "outputSchema")
+        if problem is None:
+            usable.append(tool)
+        else:
+            name = tool.name[:80]
+            notes.append(
+                f"MCP server {connection.name!r}: its tool {name!r} was left out: {problem}"
+            )
+    return usable

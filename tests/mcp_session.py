@@ -1,0 +1,59 @@
+"""Helpers for tests of MCP servers: the user's settings, a scripted model's requests, one
+prompt asked of a session opened as ``nehanda run`` opens it, and one call of a tool on
+servers started on their own."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from nehanda.cli.session import open_session
+from nehanda.cli.session_start import SessionOptions
+from nehanda.config.mcp import McpServerEntry
+from nehanda.config.settings import Flags, user_settings_path
+from scripted_server import ScriptedServer
+
+
+def write_settings(text: str) -> None:
+    path = user_settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def sent(server: ScriptedServer) -> list[dict[str, Any]]:
+    return [r.body for r in server.received("/v1/chat/completions")]
+
+
+def ask(workspace: Path, base_url: str, prompt: str, **options: Any) -> tuple[list[Any], Any]:
+    async def go() -> tuple[list[Any], Any]:
+        flags = Flags(provider=options.pop("provider", "vllm"), base_url=base_url, model="q")
+        chat = await open_session(SessionOptions(flags, workspace, **options))
+        try:
+            events = [event async for event in chat.ask(prompt)]
+            return events, chat
+        finally:
+            await chat.close()
+
+    return asyncio.run(go())
+
+
+def tool_messages(body: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
+
+
+def call_once(ready: list[tuple[str, McpServerEntry]], tool: str, arguments: dict[str, Any]) -> str:
+    """What the first of the servers ``ready`` answered to ``tool`` (or why it did not),
+    all of them started for that call alone, and stopped."""
+    from nehanda.tools.mcp.servers import McpServers
+
+    async def go() -> str:
+        servers = await McpServers.start(ready, 30)
+        try:
+            assert servers.notes == [], servers.notes
+            answer = await servers.connection(ready[0][0]).call(tool, arguments)
+            return answer.failure or "\n".join(block.text for block in answer.content)
+        finally:
+            await servers.stop()
+
+    return asyncio.run(go())
