@@ -38,25 +38,6 @@ def fixture_body(name: str) -> bytes:
     return raw
 
 
-def calls_stream(calls: list[tuple[str, dict[str, Any]]]) -> bytes:
-    """An OpenAI-compatible SSE body (vLLM's hermes parser) of one assistant message
-    making ``calls`` (tool name, arguments), ids ``call-N``: for calls a test makes up."""
-
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> str:
-        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-        body = {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 1732900100}
-        return f"data: {json.dumps(body | {'model': 'q', 'choices': [choice]})}\n\n"
-
-    parts = [chunk({"role": "assistant", "content": ""})]
-    for index, (name, arguments) in enumerate(calls):
-        head = {"id": f"call-{index}", "type": "function", "index": index}
-        parts.append(chunk({"tool_calls": [head | {"function": {"name": name}}]}))
-        text = json.dumps(arguments)
-        parts.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": text}}]}))
-    parts.append(chunk({"content": ""}, "tool_calls"))
-    return ("".join(parts) + "data: [DONE]\n\n").encode()
-
-
 @dataclass
 class Reply:
     status: int = 200

@@ -19,7 +19,8 @@ from nehanda.config.mcp_approvals import approve
 from nehanda.config.settings import user_settings_path
 from nehanda.config.trust import trust_folder
 from nehanda.errors import ConfigError
-from scripted_server import ScriptedServer, calls_stream
+from scripted_calls import calls_stream
+from scripted_server import ScriptedServer
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "mcp"
 NOTES, PROBE = FIXTURES / "notes_server.py", FIXTURES / "probe_server.py"
