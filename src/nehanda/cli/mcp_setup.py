@@ -9,6 +9,7 @@ is to start.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +19,7 @@ from nehanda.config.mcp import DefinedServer, McpServerEntry, expand
 from nehanda.config.mcp_approvals import approval, skipped_note
 from nehanda.config.settings import Settings
 from nehanda.permissions.decision import PermissionRules
-from nehanda.permissions.sandboxing import session_sandbox
+from nehanda.permissions.sandboxing import session_sandbox, unconfined_program
 from nehanda.sandbox.confine import Sandbox
 from nehanda.sandbox.launch import launch_argv
 from nehanda.types import Toolset
@@ -53,6 +54,8 @@ def runnable(
             if entry.sandbox:
                 rules = PermissionRules.from_settings(settings.permissions)
                 entry = confined(entry, session_sandbox(settings.sandbox, rules, workspace))
+            elif entry.command is not None and "/" not in entry.command:
+                entry = located(entry, settings, workspace, environ)
             ready.append((server.name, entry))
         except ValueError as error:
             notes.append(_skipped(server, str(error)))
@@ -72,6 +75,24 @@ def confined(entry: McpServerEntry, sandbox: Sandbox | None) -> McpServerEntry:
         )
     command, *args = launch_argv(sandbox, entry.command or "", entry.args)
     return entry.model_copy(update={"command": command, "args": args})
+
+
+def located(
+    entry: McpServerEntry, settings: Settings, workspace: Path, environ: dict[str, str]
+) -> McpServerEntry:
+    """``entry`` with its bare command found where no Bash command can plant one: it runs
+    with the user's rights, so a ``.venv/bin/npx`` a command wrote must not be it."""
+    command = entry.command or ""
+    search_path = entry.env.get("PATH", environ.get("PATH", os.defpath))
+    found, planted = unconfined_program(command, settings.sandbox, workspace, search_path)
+    if found is not None:
+        return entry.model_copy(update={"command": found})
+    if planted is not None:
+        raise ValueError(
+            f"the only {command} on PATH is {planted}, in a folder Bash commands may write; "
+            "give its absolute path as command to run it anyway"
+        )
+    return entry
 
 
 async def start_mcp(settings: Settings, workspace: Path) -> McpStart:

@@ -8,7 +8,8 @@ file tools, and ``report`` says so, as it says what else the kernel enforces.
 
 ``session_programs`` finds nehanda's helper programs once at start outside every place
 a command may write (``[sandbox] writable`` included, and so even with the sandbox off);
-``start_notes`` says once what the sandbox holds back, and what it keeps read-only
+``unconfined_program`` does the same for the bare command of an MCP server that runs
+unconfined; ``start_notes`` says once what the sandbox holds back, and what it keeps read-only
 inside a writable root (nehanda's own environment in the workspace's ``.venv``).
 """
 
@@ -30,7 +31,7 @@ from nehanda.sandbox.places import (
     read_only_places,
     writable_around,
 )
-from nehanda.sandbox.programs import Programs, find_programs
+from nehanda.sandbox.programs import Programs, find_program, find_programs
 from nehanda.sandbox.tree import carve
 from nehanda.tools.glob import split_literal_prefix
 from nehanda.tools.patterns import MAGIC_CHARS
@@ -69,6 +70,16 @@ def session_programs(table: SandboxTable, workspace: Path) -> Programs:
     """nehanda's helpers from ``PATH``, none from a place a sandboxed command may write."""
     roots = _uncarved_roots(table, workspace, Path.home())
     return find_programs(roots, os.environ.get("PATH", os.defpath))
+
+
+def unconfined_program(
+    name: str, table: SandboxTable, workspace: Path, search_path: str
+) -> tuple[str | None, str | None]:
+    """A program nehanda starts outside the sandbox (an MCP server's ``npx``), found on
+    ``search_path`` outside every place a command may write: (its path, or ``None``;
+    the first one found inside such a place, which must not run)."""
+    roots = _uncarved_roots(table, workspace, Path.home())
+    return find_program(name, roots, search_path)
 
 
 def _uncarved_roots(table: SandboxTable, workspace: Path, home: Path) -> list[str]:

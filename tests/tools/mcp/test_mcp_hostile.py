@@ -6,7 +6,9 @@ server that floods its stderr. The session starts, the rest works, and the user 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -142,3 +144,34 @@ def test_a_server_flooding_its_stderr_keeps_working_and_its_log_stays_capped(
     assert 0 < log.stat().st_size <= LOG_CAP and 0 < older.stat().st_size <= LOG_CAP
     assert log.read_text().endswith("flood done\n")  # the newest output is kept
     assert b"y" not in older.read_bytes()
+
+
+def test_a_bare_server_command_never_runs_a_program_a_command_planted_on_path(
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unsandboxed server runs with the user's rights: a ``python3`` that a Bash
+    command wrote into the workspace's ``.venv/bin``, first on ``PATH``, is not it."""
+    real = Path(sys.executable)
+    if real.parent.is_relative_to(tempfile.gettempdir()):
+        pytest.skip("this Python lies in the temp folder, where commands may write")
+    workspace, marker = tmp_path / "project", tmp_path / "planted-ran"
+    planted = workspace / ".venv" / "bin" / real.name
+    planted.parent.mkdir(parents=True)
+    planted.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    planted.chmod(0o755)
+    write_settings(
+        '[permissions]\nallow = ["mcp__notes__*"]\n\n'
+        f'[mcp_servers.notes]\ncommand = "{real.name}"\nargs = ["{NOTES}", "stdio"]\n'
+        f'env = {{ NOTES_LOG = "{tmp_path / "notes.jsonl"}" }}\n'
+    )
+    monkeypatch.setenv("PATH", f"{planted.parent}{os.pathsep}{real.parent}")
+    server.stream(calls_stream([("mcp__notes__list_notes", {})])).stream("e2e_mcp_answer.sse")
+    _, chat = ask(workspace, server.base_url, "go")
+    assert not marker.exists() and chat.notes == []
+    assert tool_messages(sent(server)[1]) == ["note one\nnote two"]
+    monkeypatch.setenv("PATH", str(planted.parent))
+    server.stream("e2e_mcp_answer.sse")
+    _, chat = ask(workspace, server.base_url, "go")
+    assert not marker.exists()
+    (note,) = [line for line in chat.notes if "'notes'" in line]
+    assert f"the only {real.name} on PATH is {planted}, in a folder Bash commands" in note
