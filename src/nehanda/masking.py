@@ -77,9 +77,7 @@ class SecretMask:
         """UTF-8 ``data`` masked (bytes that are not UTF-8 pass through unchanged)."""
         if not self.secrets:
             return data
-        return self.mask(data.decode("utf-8", "surrogateescape")).encode(
-            "utf-8", "surrogateescape"
-        )
+        return self.mask(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
     def stream(self) -> MaskStream:
         return MaskStream(self)
