@@ -3,42 +3,17 @@ cut anywhere masking as the whole text does."""
 
 from __future__ import annotations
 
-import base64
-import json
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nehanda.masking import MASK, MIN_RUN, SecretMask, forms_of
+from nehanda.masking import MASK, MIN_RUN, SecretMask
+from secret_forms import echoes, leaked
 
 KEY = "sk-proj-Ab3/De+Fg9_Hi~Jk4Lm5No6Pq7Rs8Tu"
 TOKEN = "serve-token-0123456789"
-
-
-def echoes(key: str) -> dict[str, str]:
-    """The key as servers and proxies have been seen to send it back."""
-    basic = base64.b64encode(f"user:{key}".encode()).decode()
-    return {
-        "raw": f"Incorrect API key provided: {key}.",
-        "url": f"GET https://api.example/v1?key={quote(key, safe='')} failed",
-        "url_plus": f"key={quote_plus(key)}&x=1",
-        "url_lower": "key=" + quote(key, safe="").replace("%2F", "%2f").replace("%2B", "%2b"),
-        "json": json.dumps({"error": f"bad key {key}"}),
-        "json_slashes": json.dumps({"error": key}).replace("/", "\\/"),
-        "base64": f"Authorization: Basic {basic}",
-        "base64_urlsafe": base64.urlsafe_b64encode(f"xy:{key}!".encode()).decode(),
-        "base64_alone": base64.b64encode(key.encode()).decode(),
-        "last_12": f"the key ending {key[-MIN_RUN:]} was refused",
-        "middle_run": f"key …{key[9:30]}… revoked",
-    }
-
-
-def leaked(text: str, key: str) -> list[str]:
-    """Any form of ``key``, or any ``MIN_RUN`` of its characters in a row, in ``text``."""
-    runs = {key[i : i + MIN_RUN] for i in range(len(key) - MIN_RUN + 1)}
-    return [form for form in forms_of(key) | runs if form in text]
 
 
 @pytest.mark.parametrize(("name", "text"), list(echoes(KEY).items()))
@@ -65,9 +40,12 @@ def test_the_mask_never_shows_its_secrets() -> None:
 
 
 _TEXT = st.lists(
-    st.one_of(st.text(alphabet="sk-proj_AbDe3 \n\"\\/+%", max_size=12), st.sampled_from(
-        [KEY, TOKEN, KEY[-MIN_RUN:], KEY[:20], quote(KEY, safe=""), *echoes(KEY).values()]
-    )),
+    st.one_of(
+        st.text(alphabet='sk-proj_AbDe3 \n"\\/+%', max_size=12),
+        st.sampled_from(
+            [KEY, TOKEN, KEY[-MIN_RUN:], KEY[:20], quote(KEY, safe=""), *echoes(KEY).values()]
+        ),
+    ),
     max_size=8,
 ).map("".join)
 

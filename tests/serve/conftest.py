@@ -37,7 +37,7 @@ from scripted_server import Reply, ScriptedServer, fixture_body
 from stripping_proxy import StrippingProxy
 
 TOKEN = "serve-test-token"
-UPSTREAM_KEY = "sk-upstream-0123456789abcdef"
+UPSTREAM_KEY = "sk-up/stream+0123456789abcdef"  # "/" and "+": its URL forms differ
 PING_EVERY = 0.25
 RESCUE_FIXTURE = "nehanda_cloud_tool_call_split.sse"
 READ_TOOL: Any = {
