@@ -54,24 +54,36 @@ def test_an_untrusted_project_cannot_open_the_server_to_others(tmp_path: Path) -
         process.wait(10)
 
 
-# Names seal() would not take for secrets: serve must keep them from its workers itself.
-TOKEN_VAR, KEY_VAR = "SERVE_CLIENT_AUTH", "UPSTREAM_CRED"
 TOKEN, KEY = "client-token-5f1d2a9c7e3b", "sk-upstream-9b8a7c6d5e4f3a2b"
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize(
+    ("workers", "token_var", "key_var"),
+    [
+        # Names seal() takes for secrets at start: a worker finds them unset.
+        ("2", "NEHANDA_SERVE_TOKEN", "UPSTREAM_API_KEY"),
+        # Names it does not: serve must keep them from every child itself.
+        ("1", "SERVE_CLIENT_AUTH", "UPSTREAM_CRED"),
+    ],
+)
 def test_every_worker_asks_for_the_token_and_sends_the_key(
-    tmp_path: Path, isolated_home: Path, unused_port: int, server: ScriptedServer, workers: str
+    tmp_path: Path,
+    isolated_home: Path,
+    unused_port: int,
+    server: ScriptedServer,
+    workers: str,
+    token_var: str,
+    key_var: str,
 ) -> None:
     settings = isolated_home / "xdg_config_home" / "nehanda" / "settings.toml"
     settings.parent.mkdir(parents=True)
     settings.write_text(
         f'[providers.local]\ntype = "vllm"\nbase_url = "{server.base_url}"\n'
-        f'api_key_env = "{KEY_VAR}"\n[serve]\napi_key_env = "{TOKEN_VAR}"\n'
+        f'api_key_env = "{key_var}"\n[serve]\napi_key_env = "{token_var}"\n'
         '[serve.models]\n"my-model" = { provider = "local", model = "qwen" }\n'
     )
     server.stream("e2e_vllm_answer.sse").stream("e2e_vllm_answer.sse")
-    env = {TOKEN_VAR: TOKEN, KEY_VAR: KEY}
+    env = {token_var: TOKEN, key_var: KEY}
     process = _start(tmp_path, "--port", str(unused_port), "--workers", workers, env=env)
     try:
         _first_line(process)
