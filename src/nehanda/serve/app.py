@@ -179,11 +179,12 @@ async def _guarded(state: _State, front: _Front, handler: _Handler, request: Req
 
 class WorkerApp:
     """The app factory a ``nehanda serve`` worker calls: the config and the values of the
-    variables it names travel inside it, pickled into the pipe the worker starts with."""
+    variables it names (taken from ``environ``) travel inside it, pickled into the pipe
+    the worker starts with."""
 
-    def __init__(self, config: ServeConfig, values: Mapping[str, str]) -> None:
+    def __init__(self, config: ServeConfig, environ: Mapping[str, str]) -> None:
         self.config = config
-        self.values = dict(values)
+        self.values = {name: environ[name] for name in config.variables() if environ.get(name)}
 
     def __repr__(self) -> str:  # never the values
         return f"WorkerApp({sorted(self.values)})"

@@ -54,7 +54,7 @@ def serve_command(options: ServeOptions) -> int:
         return 1
     config = replace(config, host=host)
     seal(also=config.variables())
-    values = {name: os.environ[name] for name in config.variables() if os.environ.get(name)}
+    app = WorkerApp(config, os.environ)  # os.environ keeps the values seal took from children
     served = ", ".join(sorted(config.aliases)) or "any model name"
     where = (
         f"{config.default.name} at {redact_url(config.default.base_url)}"
@@ -62,7 +62,6 @@ def serve_command(options: ServeOptions) -> int:
         else "aliases"
     )
     said = f"nehanda serve: http://{host}:{port} -> {where} ({served})"
-    print(SecretMask(values.values()).mask(said), file=sys.stderr)
-    app = WorkerApp(config, values)
+    print(SecretMask(app.values.values()).mask(said), file=sys.stderr)
     uvicorn_config = uvicorn.Config(app, factory=True, host=host, port=port, log_level="warning")
     return workers.run(uvicorn_config, options.workers)
