@@ -50,7 +50,7 @@ _TEXT = st.lists(
 ).map("".join)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(text=_TEXT, data=st.data())
 def test_a_stream_cut_anywhere_masks_as_the_whole_text_does(text: str, data: st.DataObject) -> None:
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=6)))
