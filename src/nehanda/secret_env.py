@@ -7,20 +7,21 @@ secret (``*KEY*``, ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``) is unset at the C 
 no child inherits it, and its value's bytes in the original block are overwritten with
 NULs. Python's ``os.environ`` mapping is a copy made at start and keeps the values, so
 nehanda itself still reads its keys there. ``redact`` masks known secret values in text.
+It imports nothing of nehanda but the masker, which imports nothing.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from nehanda.masking import SecretMask
+
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
 MIN_SECRET_LENGTH = 8
-MASK = "[REDACTED]"
 
 
 def secret_names(environ: Mapping[str, str]) -> list[str]:
@@ -42,14 +43,9 @@ def secret_values(
 
 
 def redact(text: str, values: Iterable[str]) -> str:
-    """``text`` with each of ``values`` (also as JSON escapes it) replaced by a mask."""
-    for value in values:
-        if value in text:
-            text = text.replace(value, MASK)
-        escaped = json.dumps(value)[1:-1]
-        if escaped != value and escaped in text:
-            text = text.replace(escaped, MASK)
-    return text
+    """``text`` with each of ``values``, in every form it is written in (JSON-escaped,
+    URL-encoded, base64, a long part of it: ``nehanda.masking``), replaced by a mask."""
+    return SecretMask(values).mask(text)
 
 
 def seal(environ: Mapping[str, str] = os.environ, also: Iterable[str] = ()) -> list[str]:

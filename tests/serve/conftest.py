@@ -37,6 +37,7 @@ from scripted_server import Reply, ScriptedServer, fixture_body
 from stripping_proxy import StrippingProxy
 
 TOKEN = "serve-test-token"
+UPSTREAM_KEY = "sk-up/stream+0123456789abcdef"  # "/" and "+": its URL forms differ
 PING_EVERY = 0.25
 RESCUE_FIXTURE = "nehanda_cloud_tool_call_split.sse"
 READ_TOOL: Any = {
@@ -160,7 +161,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         default=None, aliases=aliases, token_env="SERVE_TEST_TOKEN", ping_every=PING_EVERY
     )
     cache = ToolSupportCache(Path(tmp_path_factory.mktemp("cache")) / "tool_support.json")
-    app = build_app(config, {"SERVE_TEST_TOKEN": TOKEN}, cache)
+    app = build_app(config, {"SERVE_TEST_TOKEN": TOKEN, "SERVE_UPSTREAM_KEY": UPSTREAM_KEY}, cache)
     url, stop = start(app)
     yield Served(url, native, refusing, stripped, proxy, paced, ollama, claude, picky)
     stop()

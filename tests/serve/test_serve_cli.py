@@ -8,8 +8,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
+import openai
 import pytest
 
 from cli_process import nehanda
@@ -52,40 +54,87 @@ def test_an_untrusted_project_cannot_open_the_server_to_others(tmp_path: Path) -
         process.wait(10)
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_serve_answers_with_the_settings_aliases(
-    tmp_path: Path, isolated_home: Path, unused_port: int, server: ScriptedServer, workers: str
+TOKEN, KEY = "client-token-5f1d2a9c7e3b", "sk-upstream-9b8a7c6d5e4f3a2b"
+
+
+@pytest.mark.parametrize(
+    ("workers", "token_var", "key_var"),
+    [
+        # Names seal() takes for secrets at start: a worker finds them unset.
+        ("2", "NEHANDA_SERVE_TOKEN", "UPSTREAM_API_KEY"),
+        # Names it does not: serve must keep them from every child itself.
+        ("1", "SERVE_CLIENT_AUTH", "UPSTREAM_CRED"),
+    ],
+)
+def test_every_worker_asks_for_the_token_and_sends_the_key(
+    tmp_path: Path,
+    isolated_home: Path,
+    unused_port: int,
+    server: ScriptedServer,
+    workers: str,
+    token_var: str,
+    key_var: str,
 ) -> None:
     settings = isolated_home / "xdg_config_home" / "nehanda" / "settings.toml"
     settings.parent.mkdir(parents=True)
     settings.write_text(
         f'[providers.local]\ntype = "vllm"\nbase_url = "{server.base_url}"\n'
+        f'api_key_env = "{key_var}"\n[serve]\napi_key_env = "{token_var}"\n'
         '[serve.models]\n"my-model" = { provider = "local", model = "qwen" }\n'
     )
-    server.stream("e2e_vllm_answer.sse")
-    process = _start(tmp_path, "--port", str(unused_port), "--workers", workers)
+    server.stream("e2e_vllm_answer.sse").stream("e2e_vllm_answer.sse")
+    env = {token_var: TOKEN, key_var: KEY}
+    process = _start(tmp_path, "--port", str(unused_port), "--workers", workers, env=env)
     try:
         _first_line(process)
         url = f"http://127.0.0.1:{unused_port}"
         _wait_healthy(url)
-        body = {"model": "my-model", "messages": [{"role": "user", "content": "hi"}]}
-        answer = httpx.post(url + "/v1/chat/completions", json=body, timeout=10).json()
-        assert answer["choices"][0]["finish_reason"] == "stop"
+        asked: Any = [{"role": "user", "content": "hi"}]
+        body = {"model": "my-model", "messages": asked}
+        for _ in range(4):  # each on a connection of its own, to whichever worker takes it
+            assert httpx.post(url + "/v1/chat/completions", json=body).status_code == 401
+        assert httpx.get(url + "/v1/models").status_code == 401
+        client = openai.OpenAI(base_url=url + "/v1", api_key=TOKEN, max_retries=0)
+        for _ in range(2):
+            answer = client.chat.completions.create(model="my-model", messages=asked)
+            assert answer.choices[0].finish_reason == "stop"
+        assert [r.headers["authorization"] for r in server.requests] == [f"Bearer {KEY}"] * 2
         assert server.requests[-1].body["model"] == "qwen"
-        assert httpx.get(url + "/v1/models").json()["data"][0]["id"] == "my-model"
+        assert [model.id for model in client.models.list()] == ["my-model"]
+        spawned = _descendants(process.pid)
+        assert len(spawned) >= (2 if workers == "2" else 0)
+        for pid in [process.pid, *spawned]:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+            assert TOKEN.encode() not in environ and KEY.encode() not in environ
     finally:
         process.terminate()
         process.wait(10)
 
 
-def _start(cwd: Path, *args: str) -> subprocess.Popen[str]:
+def _descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started (its workers, multiprocessing's helper), and theirs."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, frontier = [], [pid]
+    while frontier:
+        children = [child for child, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
+
+
+def _start(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "nehanda", "serve", *args],
         cwd=cwd,
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
-        env=dict(os.environ),
+        env={**os.environ, **(env or {})},
     )
 
 

@@ -19,7 +19,7 @@ from nehanda.serve.app import build_app
 from nehanda.serve.config import ServeConfig
 from paced_upstream import PacedUpstream
 from scripted_server import Reply, fixture_body
-from serve.conftest import READ_TOOL, TOKEN, Served, start
+from serve.conftest import READ_TOOL, TOKEN, UPSTREAM_KEY, Served, start
 
 ASK: Any = [{"role": "user", "content": "What is in README.md?"}]
 CALL_BODY = "e2e_vllm_read_readme.sse"
@@ -368,10 +368,9 @@ def test_upstream_errors_become_openai_errors_with_their_status(serve: Served) -
 
 
 def test_the_upstream_key_never_reaches_the_client_or_the_log(
-    serve: Served, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    serve: Served, caplog: pytest.LogCaptureFixture
 ) -> None:
-    key = "sk-upstream-0123456789abcdef"
-    monkeypatch.setenv("SERVE_UPSTREAM_KEY", key)
+    key = UPSTREAM_KEY
     caplog.set_level(logging.DEBUG)
     echo = json.dumps({"error": {"message": f"invalid key {key}", "type": "auth"}}).encode()
     serve.native.reply(Reply(401, echo, {"Content-Type": "application/json"}))

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from nehanda.config.mcp import (
     DefinedServer,
@@ -131,6 +131,42 @@ class ServeTable(BaseModel):
     api_key_env: str | None = None
     max_concurrency: int = Field(default=64, ge=1)
     models: dict[str, ServeModel] = Field(default_factory=dict)
+    # Names a loopback bind answers besides localhost and loopback addresses (the Host
+    # header without its port), such as a name /etc/hosts gives this machine.
+    allowed_hosts: list[str] = Field(default_factory=list)
+    # Web pages that may call serve from a browser (CORS), as origins.
+    cors_origins: list[str] = Field(default_factory=list)
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not _HOST_NAME.fullmatch(name) and not _is_address(name):
+                raise ValueError(f"{name!r} is not a host name: write it without scheme or port")
+        return [name.lower().rstrip(".") for name in names]
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, origins: list[str]) -> list[str]:
+        for origin in origins:
+            if not _ORIGIN.fullmatch(origin.rstrip("/")):
+                raise ValueError(
+                    f"{origin!r} is not an origin: write scheme, host and port, such as "
+                    '"http://localhost:5173" (no path, no "*")'
+                )
+        return [origin.rstrip("/").lower() for origin in origins]
+
+
+_HOST_NAME = re.compile(r"[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_.])?")
+_ORIGIN = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s*@]+")
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 class SettingsFile(BaseModel):

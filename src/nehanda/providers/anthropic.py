@@ -28,6 +28,7 @@ from nehanda.events import (
     ToolUseEnd,
     ToolUseStart,
 )
+from nehanda.providers import bounded_json
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.providers.http import HTTPProvider, open_stream
@@ -86,7 +87,7 @@ class AnthropicStreamState:
         if self.done or not event.data.strip():
             return []
         try:
-            data = json.loads(event.data)
+            data = bounded_json.loads(event.data)
         except json.JSONDecodeError as exc:
             raise self._error(f"an event is not JSON ({exc.msg}): {event.data[:200]!r}") from exc
         if not isinstance(data, dict):
@@ -301,7 +302,9 @@ class AnthropicProvider(HTTPProvider):
         )
         state = AnthropicStreamState(provider=self.name, model=model)
         try:
-            async for event in stream_events(opened, SSEDecoder(), state):
+            async for event in stream_events(
+                opened, SSEDecoder(provider=self.name, model=model), state
+            ):
                 yield event
         except AuthenticationError as exc:
             if self._api_key:

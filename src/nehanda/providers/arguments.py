@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from nehanda.providers import bounded_json
 from nehanda.types import ToolUse
 
 _QUOTE = 200
@@ -28,7 +29,7 @@ def native_tool_use(call_id: str, name: str, arguments: Any) -> ToolUse:
     if not raw:
         return ToolUse(call_id, name)
     try:
-        value = json.loads(raw)
+        value = bounded_json.loads(raw)
     except json.JSONDecodeError as exc:
         problem = f"are not valid JSON ({exc.msg} at character {exc.pos})"
     else:

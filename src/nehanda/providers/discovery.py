@@ -159,11 +159,12 @@ async def ensure_model(config: ProviderConfig) -> ProviderConfig:
     return config.model_copy(update={"model": models[0]})
 
 
-async def list_models(config: ProviderConfig) -> list[str]:
+async def list_models(config: ProviderConfig, environ: Mapping[str, str] = os.environ) -> list[str]:
     """The models the provider's server lists; empty when it lists none or cannot say."""
     profile = profile_for(config.type)
     url = config.base_url + (profile.models_path or "/models")
-    answer = await _get(url, config.api_key(), config.connect_timeout, profile.api_version)
+    key = config.api_key(environ)
+    answer = await _get(url, key, config.connect_timeout, profile.api_version)
     return [] if answer.why else _model_names(answer.body)
 
 

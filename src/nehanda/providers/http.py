@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json
 import os
 import random
 import ssl
@@ -39,6 +38,7 @@ from nehanda.errors import (
     StreamProtocolError,
 )
 from nehanda.events import Retrying
+from nehanda.providers import bounded_json
 from nehanda.providers.http_errors import (
     Target,
     redact_url,
@@ -294,7 +294,7 @@ async def request_json(
     async with exchange as body:
         raw = b"".join([chunk async for chunk in body])
     try:
-        return json.loads(raw)
+        return bounded_json.loads(raw)
     except ValueError as exc:
         raise StreamProtocolError(
             f"{target.label}: {redact_url(target.url)} answered with something "

@@ -6,7 +6,7 @@ status and by the phrases servers use; ``transport_error`` says why a connection
 or went quiet (a refused connection to this machine's own address says the server is
 not running, which no retry will change: ``refused_at_loopback``). Messages name the
 provider, model and URL (without user info or query) and have every secret from the
-request headers masked.
+request headers masked, in every form a server may echo it in (``nehanda.masking``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from nehanda.errors import (
     RateLimitError,
     ToolsUnsupportedError,
 )
+from nehanda.masking import SecretMask
 
 MAX_MESSAGE_CHARS = 500
 
@@ -94,17 +95,15 @@ def secrets_in(headers: Mapping[str, str] | None) -> tuple[str, ...]:
     found: list[str] = []
     for key, value in (headers or {}).items():
         if key.lower() in _SECRET_HEADERS and value:
-            found.append(value)
             scheme, _, token = value.partition(" ")
-            if token and scheme.lower() in ("bearer", "basic", "token"):
-                found.append(token.strip())
+            # The token alone: its masks would take the space before it for part of it.
+            known = token and scheme.lower() in ("bearer", "basic", "token")
+            found.append(token.strip() if known else value)
     return tuple(s for s in found if len(s) >= 4)
 
 
 def mask(text: str, secrets: Iterable[str]) -> str:
-    for secret in sorted(secrets, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
+    return SecretMask(secrets, "***").mask(text)
 
 
 def error_message(body: str) -> str:

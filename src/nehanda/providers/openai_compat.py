@@ -40,6 +40,7 @@ from nehanda.events import (
     ToolUseEnd,
     ToolUseStart,
 )
+from nehanda.providers import bounded_json
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
 from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
@@ -104,7 +105,7 @@ class OpenAIStreamState:
         if event.event == "error":
             raise self._error(f"the server reported an error mid-stream: {error_message(data)}")
         try:
-            chunk = json.loads(data)
+            chunk = bounded_json.loads(data)
         except json.JSONDecodeError as exc:
             raise self._error(f"a chunk is not JSON ({exc.msg}): {data[:200]!r}") from exc
         if not isinstance(chunk, dict):
@@ -352,7 +353,9 @@ class OpenAICompatProvider(HTTPProvider):
         )
         state = OpenAIStreamState(provider=self.name, model=model)
         try:
-            async for event in stream_events(opened, SSEDecoder(), state):
+            async for event in stream_events(
+                opened, SSEDecoder(provider=self.name, model=model), state
+            ):
                 yield event
         except AuthenticationError as exc:
             if self._api_key:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 
 from nehanda.events import MessageEnd, ReasoningDelta, StopReason, TextDelta
+from nehanda.providers import bounded_json
 from nehanda.providers.base import ChatRequest, ToolChoice
 from nehanda.serve.turn import CallOut, ServeEvent
 from nehanda.serve.wire import (
@@ -182,7 +183,7 @@ class AnthropicEvents:
 
     def _call(self, call: CallOut) -> list[SSE]:
         block = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
-        arguments = call.arguments if _is_object(call.arguments) else "{}"
+        arguments = call.arguments if _object(call.arguments) else "{}"
         return [
             *self._into("tool_use", block),
             self._delta({"type": "input_json_delta", "partial_json": arguments}),
@@ -237,7 +238,7 @@ def message(reply: Collected, model: str, *, thinking: bool) -> JsonObject:
     if reply.text:
         content.append({"type": "text", "text": "".join(reply.text)})
     for call in reply.calls:
-        arguments = json.loads(call.arguments) if _is_object(call.arguments) else {}
+        arguments = _object(call.arguments)
         content.append({"type": "tool_use", "id": call.id, "name": call.name, "input": arguments})
     return {
         **_message_shell("msg_" + _new_id()[5:], model),
@@ -247,8 +248,10 @@ def message(reply: Collected, model: str, *, thinking: bool) -> JsonObject:
     }
 
 
-def _is_object(text: str) -> bool:
+def _object(text: str) -> JsonObject:
+    """The call's arguments, or ``{}`` when they are not a JSON object serve can read."""
     try:
-        return isinstance(json.loads(text), dict)
+        value = bounded_json.loads(text)
     except json.JSONDecodeError:
-        return False
+        return {}
+    return value if isinstance(value, dict) else {}

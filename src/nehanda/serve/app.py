@@ -1,11 +1,15 @@
 """The ASGI app: routes, the bearer token, bounded concurrency, streaming, errors.
 
-``build_app(config)`` makes the Starlette app; ``create_app()`` is the factory uvicorn
-calls in each worker, configured from the environment (``serve.config``). A request
-waits for one of ``max_concurrency`` places before it reaches an upstream. A client
-that disconnects mid-stream cancels the task reading the upstream, which closes the
-upstream request. An error before the first byte is the protocol's error object with
-its status; one after it is the protocol's error event, and the stream ends.
+``build_app(config, environ)`` makes the Starlette app, ``environ`` holding the values
+of the variables ``config`` names (the token, the upstream keys). ``WorkerApp`` is the
+factory a worker of ``nehanda serve`` calls, the values handed to it with the config
+(``serve.workers``); ``create_app()`` is one for a uvicorn started by hand, configured
+from the environment (``serve.config``). Before any route, ``serve.guard`` turns away
+what a web page could send. A request waits for one of ``max_concurrency`` places before
+it reaches an upstream. A client that disconnects mid-stream cancels the task reading
+the upstream, which closes the upstream request. An error before the first byte is the
+protocol's error object with its status; one after it is the protocol's error event, and
+the stream ends. Every byte sent has the known secrets masked (``serve.masked``).
 """
 
 from __future__ import annotations
@@ -26,21 +30,26 @@ from typing import Any, TypeVar
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from nehanda.errors import NehandaError
+from nehanda.masking import SecretMask
+from nehanda.providers import bounded_json
 from nehanda.providers.discovery import list_models
-from nehanda.providers.http_errors import mask
 from nehanda.providers.ollama import estimated_tokens
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.serve.anthropic_front import AnthropicEvents, message, parse_anthropic
 from nehanda.serve.config import ServeConfig
 from nehanda.serve.errors import Failure, anthropic_error, failure_for, openai_error
+from nehanda.serve.guard import BrowserGuard, Policy
+from nehanda.serve.masked import MaskedEvents, mask_log_records
 from nehanda.serve.openai_front import OpenAIChunks, completion, parse_openai
 from nehanda.serve.turn import ServeEvent, answer
 from nehanda.serve.upstreams import Upstreams
 from nehanda.serve.wire import BadRequest, ClientRequest, Collected, for_upstream
+from nehanda.types import JsonObject
 
 log = logging.getLogger("nehanda.serve")
 T = TypeVar("T")
@@ -56,6 +65,8 @@ class _State:
     places: asyncio.Semaphore
     token: str | None
     ping_every: float
+    mask: SecretMask
+    environ: Mapping[str, str]
 
 
 class _Front:
@@ -64,9 +75,9 @@ class _Front:
     def __init__(self, protocol: str) -> None:
         self.protocol = protocol
 
-    def error(self, failure: Failure) -> JSONResponse:
+    def error(self, failure: Failure, mask: SecretMask) -> Response:
         status, body = (anthropic_error if self.protocol == "anthropic" else openai_error)(failure)
-        return JSONResponse(body, status)
+        return _json(body, mask, status)
 
     def encoder(self, request: ClientRequest, model: str) -> Callable[[ServeEvent], bytes]:
         if self.protocol == "anthropic":
@@ -88,10 +99,14 @@ class _Front:
             return _event("error", anthropic_error(failure)[1])
         return _data(openai_error(failure)[1])
 
-    def whole(self, request: ClientRequest, reply: Collected, model: str) -> JSONResponse:
+    def whole(self, request: ClientRequest, reply: Collected, model: str) -> JsonObject:
         if self.protocol == "anthropic":
-            return JSONResponse(message(reply, model, thinking=request.thinking))
-        return JSONResponse(completion(reply, model))
+            return message(reply, model, thinking=request.thinking)
+        return completion(reply, model)
+
+
+def _json(body: object, mask: SecretMask, status: int = 200) -> Response:
+    return Response(mask.mask_bytes(_DUMP(body).encode()), status, media_type="application/json")
 
 
 def _data(chunk: object) -> bytes:
@@ -105,15 +120,22 @@ def _event(name: str, data: object) -> bytes:
 OPENAI, ANTHROPIC = _Front("openai"), _Front("anthropic")
 
 
+def _front_of(path: str) -> _Front:
+    return ANTHROPIC if path.startswith("/v1/messages") else OPENAI
+
+
 def build_app(
     config: ServeConfig,
     environ: Mapping[str, str] = os.environ,
     support: ToolSupportCache | None = None,
-) -> Starlette:
+) -> ASGIApp:
     token = environ.get(config.token_env) if config.token_env else None
-    upstreams = Upstreams(support or ToolSupportCache(), recover_leaks=config.recover_leaks)
+    upstreams = Upstreams(
+        support or ToolSupportCache(), recover_leaks=config.recover_leaks, environ=environ
+    )
     places = asyncio.Semaphore(config.max_concurrency)
-    state = _State(config, upstreams, places, token or None, config.ping_every)
+    mask = SecretMask(config.secrets(environ))
+    state = _State(config, upstreams, places, token or None, config.ping_every, mask, environ)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -131,7 +153,8 @@ def build_app(
         Route("/v1/models", guarded(OPENAI, _models), methods=["GET"]),
         Route("/health", _health, methods=["GET"]),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan)
+    return BrowserGuard(app, Policy.of(config), lambda path, f: _front_of(path).error(f, mask))
 
 
 _Handler = Callable[[_State, Request, _Front], Awaitable[Response]]
@@ -141,22 +164,40 @@ async def _guarded(state: _State, front: _Front, handler: _Handler, request: Req
     """``handler``'s answer to an authorized request; every failure as an error object."""
     if not authorized(request.headers, state.token):
         message = "a valid bearer token is required (Authorization: Bearer TOKEN)"
-        return front.error(Failure(401, "authentication_error", message))
+        return front.error(Failure(401, "authentication_error", message), state.mask)
     try:
         return await handler(state, request, front)
     except (BadRequest, NehandaError) as exc:
-        return front.error(failure_for(exc, state.config.secrets()))
+        return front.error(failure_for(exc, state.mask), state.mask)
     except ClientGone:
         return Response(status_code=499)
     except Exception as exc:  # a bug of ours: the client still gets its error object
         _log_bug(state, exc, request.url.path)
         message = f"nehanda serve failed: {type(exc).__name__}; its log says more"
-        return front.error(Failure(500, "api_error", message))
+        return front.error(Failure(500, "api_error", message), state.mask)
 
 
-def create_app() -> Starlette:
-    """The app as ``nehanda serve`` configured it, for uvicorn's ``--factory``."""
-    return build_app(ServeConfig.from_env())
+class WorkerApp:
+    """The app factory a ``nehanda serve`` worker calls: the config and the values of the
+    variables it names (taken from ``environ``) travel inside it, pickled into the pipe
+    the worker starts with."""
+
+    def __init__(self, config: ServeConfig, environ: Mapping[str, str]) -> None:
+        self.config = config
+        self.values = {name: environ[name] for name in config.variables() if environ.get(name)}
+
+    def __repr__(self) -> str:  # never the values
+        return f"WorkerApp({sorted(self.values)})"
+
+    def __call__(self) -> ASGIApp:
+        mask_log_records(SecretMask(self.config.secrets(self.values)))
+        return build_app(self.config, self.values)
+
+
+def create_app() -> ASGIApp:
+    """The app for a uvicorn started by hand (``--factory``): the config from
+    ``NEHANDA_SERVE_CONFIG``, the token and keys from the variables it names."""
+    return WorkerApp(ServeConfig.from_env(), os.environ)()
 
 
 def authorized(headers: Mapping[str, str], token: str | None) -> bool:
@@ -169,7 +210,7 @@ def authorized(headers: Mapping[str, str], token: str | None) -> bool:
 
 
 async def _health(request: Request) -> Response:
-    return JSONResponse({"status": "ok"})
+    return Response(b'{"status":"ok"}', media_type="application/json")
 
 
 async def _body(request: Request) -> dict[str, Any]:
@@ -180,7 +221,9 @@ async def _body(request: Request) -> dict[str, Any]:
             raise BadRequest(f"the request body is larger than {MAX_BODY_BYTES >> 20} MiB")
         chunks.append(chunk)
     try:
-        body = json.loads(b"".join(chunks))
+        body = bounded_json.loads(b"".join(chunks))
+    except bounded_json.TooDeep as exc:
+        raise BadRequest(f"the request body is {exc.msg}; send flatter JSON") from exc
     except ValueError as exc:
         raise BadRequest(f"the request body is not JSON: {exc}") from exc
     if not isinstance(body, dict):
@@ -198,12 +241,13 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
     chat = for_upstream(parsed, upstream, config.model or parsed.chat.model)
 
     def switched(reason: str) -> None:
-        said = mask(reason, state.config.secrets())
+        said = state.mask.mask(reason)
         log.warning("%s (model %s): switched to rescue mode: %s", config.name, chat.model, said)
         state.upstreams.remember_refusal(config, reason)
 
     await state.places.acquire()
     events = answer(calling, chat, parallel=parsed.parallel, on_switch=switched)
+    masked = MaskedEvents(state.mask)
     try:
         first = await _unless_gone(request, anext(events))
     except BaseException:
@@ -212,17 +256,23 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
         raise
     if not parsed.stream:
         try:
-            reply = await _unless_gone(request, _collect(first, events))
+            reply = await _unless_gone(request, _collect(masked, first, events))
         finally:
             state.places.release()
-        return front.whole(parsed, reply, parsed.chat.model)
-    body_bytes = _stream(state, front, front.encoder(parsed, parsed.chat.model), first, events)
+        return _json(front.whole(parsed, reply, parsed.chat.model), state.mask)
+    encode = front.encoder(parsed, parsed.chat.model)
+
+    def encoded(event: ServeEvent | None) -> bytes:
+        out = masked.handle(event) if event is not None else masked.finish()
+        return state.mask.mask_bytes(b"".join(encode(e) for e in out))
+
+    body_bytes = _stream(state, front, encoded, first, events)
     return StreamingResponse(body_bytes, media_type="text/event-stream", headers=_SSE_HEADERS)
 
 
 def _log_bug(state: _State, exc: Exception, where: str) -> None:
     trace = "".join(traceback.format_exception(exc))
-    log.error("nehanda serve failed on %s:\n%s", where, mask(trace, state.config.secrets()))
+    log.error("nehanda serve failed on %s:\n%s", where, state.mask.mask(trace))
 
 
 class ClientGone(Exception):
@@ -251,26 +301,32 @@ async def _disconnect(request: Request) -> None:
         pass
 
 
-async def _collect(first: ServeEvent, events: AsyncIterator[ServeEvent]) -> Collected:
-    return Collected.of([first, *[event async for event in events]])
+async def _collect(
+    masked: MaskedEvents, first: ServeEvent, events: AsyncIterator[ServeEvent]
+) -> Collected:
+    reply = [first, *[event async for event in events]]
+    return Collected.of(
+        [*(out for event in reply for out in masked.handle(event)), *masked.finish()]
+    )
 
 
 async def _stream(
     state: _State,
     front: _Front,
-    encode: Callable[[ServeEvent], bytes],
+    encode: Callable[[ServeEvent | None], bytes],
     first: ServeEvent,
     events: AsyncGenerator[ServeEvent, None],
 ) -> AsyncIterator[bytes]:
+    """The stream's bytes; ``encode(None)`` gives what is held back once the events end."""
     try:
         yield encode(first)
         async for chunk in _with_keepalive(events, encode, front.keepalive(), state.ping_every):
             yield chunk
-        yield front.closing()
+        yield encode(None) + front.closing()
     except NehandaError as exc:
-        failure = failure_for(exc, state.config.secrets())
+        failure = failure_for(exc, state.mask)
         log.warning("upstream failed mid-stream: %s", failure.message)
-        yield front.error_event(failure)
+        yield state.mask.mask_bytes(front.error_event(failure))
     except Exception as exc:  # a bug of ours: the stream still ends with an error event
         _log_bug(state, exc, "a stream")
         message = f"nehanda serve failed: {type(exc).__name__}; its log says more"
@@ -285,7 +341,7 @@ async def _stream(
 
 async def _with_keepalive(
     events: AsyncGenerator[ServeEvent, None],
-    encode: Callable[[ServeEvent], bytes],
+    encode: Callable[[ServeEvent | None], bytes],
     keepalive: bytes,
     every: float,
 ) -> AsyncIterator[bytes]:
@@ -316,7 +372,8 @@ async def _count_tokens(state: _State, request: Request, front: _Front) -> Respo
     parsed = parse_anthropic({**body, "max_tokens": 1})
     messages = [[asdict(part) for part in m.parts] for m in parsed.chat.messages]
     tools = [asdict(spec) for spec in parsed.chat.tools]
-    return JSONResponse({"input_tokens": estimated_tokens({"messages": messages, "tools": tools})})
+    counted = estimated_tokens({"messages": messages, "tools": tools})
+    return _json({"input_tokens": counted}, state.mask)
 
 
 async def _models(state: _State, request: Request, front: _Front) -> Response:
@@ -325,7 +382,7 @@ async def _models(state: _State, request: Request, front: _Front) -> Response:
     if default is not None and state.config.pin_model and default.model:
         names.append(default.model)
     elif default is not None and not names:
-        names = await list_models(default)
+        names = await list_models(default, state.environ)
     data = [
         {
             "id": name,
@@ -340,4 +397,4 @@ async def _models(state: _State, request: Request, front: _Front) -> Response:
     ]
     first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
     body = {"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last}
-    return JSONResponse(body)
+    return _json(body, state.mask)

@@ -1,10 +1,13 @@
 """What a ``nehanda serve`` process serves: providers resolved once, passed to workers.
 
 The command resolves settings and flags into a ``ServeConfig`` (the default provider,
-the ``[serve] models`` aliases, the token's variable) and hands it to every worker
-through one environment variable, ``NEHANDA_SERVE_CONFIG``, which the app factory
-reads: each worker (``--workers N``), and each host given the same variable, serves
-the same way with no state shared. It holds variable names, never a key or token.
+the ``[serve] models`` aliases, the token's variable, the bind and the hosts and origins
+it answers) and hands it, with the values of the variables it names (the token, the
+upstream keys), to every worker it starts (``serve.workers``): never through the
+environment, which children of nehanda do not get those values in (``secret_env.seal``).
+``to_env``/``from_env`` carry the config alone, variable names and never a key, for a
+``uvicorn --factory nehanda.serve.app:create_app`` started by hand, which reads the values
+from its own environment.
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ class ServeConfig:
     recover_leaks: bool = True
     # Seconds of silence on a stream before a keepalive (an Anthropic ping, an SSE comment).
     ping_every: float = 10.0
+    # The address listened on: on a loopback one only this machine's names reach it.
+    host: str = "127.0.0.1"
+    allowed_hosts: tuple[str, ...] = ()
+    cors_origins: tuple[str, ...] = ()
 
     def route(self, client_model: str) -> ProviderConfig:
         """The provider entry, with its model, that answers requests for ``client_model``."""
@@ -54,13 +61,16 @@ class ServeConfig:
             return self.default
         return self.default.model_copy(update={"model": client_model})
 
-    def secrets(self, environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
-        """The upstream keys and the clients' token as they stand now, to mask in every
-        message that leaves (a server may echo a key into its stream or its errors)."""
+    def variables(self) -> tuple[str, ...]:
+        """The environment variables whose values serve needs: the token's, the keys'."""
         configs = [*self.aliases.values(), *([self.default] if self.default else [])]
-        found = [config.api_key(environ) for config in configs]
-        found.append(environ.get(self.token_env) if self.token_env else None)
-        return tuple({value for value in found if value and len(value) >= 4})
+        names = [config.api_key_env for config in configs] + [self.token_env]
+        return tuple(dict.fromkeys(name for name in names if name))
+
+    def secrets(self, environ: Mapping[str, str] = os.environ) -> tuple[str, ...]:
+        """The upstream keys and the clients' token, to mask in every byte that leaves
+        (a server may echo a key into its stream, its errors, its model list)."""
+        return tuple({environ[name] for name in self.variables() if environ.get(name)})
 
     def to_env(self) -> str:
         return json.dumps(
@@ -72,6 +82,9 @@ class ServeConfig:
                 "max_concurrency": self.max_concurrency,
                 "recover_leaks": self.recover_leaks,
                 "ping_every": self.ping_every,
+                "host": self.host,
+                "allowed_hosts": self.allowed_hosts,
+                "cors_origins": self.cors_origins,
             }
         )
 
@@ -90,6 +103,9 @@ class ServeConfig:
             max_concurrency=data["max_concurrency"],
             recover_leaks=data["recover_leaks"],
             ping_every=data["ping_every"],
+            host=data.get("host", "127.0.0.1"),
+            allowed_hosts=tuple(data.get("allowed_hosts", ())),
+            cors_origins=tuple(data.get("cors_origins", ())),
         )
 
 
@@ -121,6 +137,9 @@ async def resolve_config(
         token_env=table.api_key_env,
         max_concurrency=table.max_concurrency,
         recover_leaks=settings.recover_leaked_calls,
+        host=table.host,
+        allowed_hosts=tuple(table.allowed_hosts),
+        cors_origins=tuple(table.cors_origins),
     )
 
 

@@ -5,12 +5,12 @@ bad request, a missing model, a rate limit); a failure of the upstream itself (i
 5xx, an unreachable server, a cut stream, a refused key of nehanda's) is a 502, or a
 504 for a timeout, never a 401 that would tell the client its own token is wrong.
 Messages come from ``ProviderError``s, which mask the credentials they sent; a key a
-server echoed into its stream is masked here too, with every key serve knows.
+server echoed into its stream is masked here too, with every key serve knows, in every
+form (``nehanda.masking``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from nehanda.errors import (
@@ -21,11 +21,12 @@ from nehanda.errors import (
     ProviderTimeout,
     RateLimitError,
 )
-from nehanda.providers.http_errors import mask
+from nehanda.masking import SecretMask
 from nehanda.serve.config import UnknownModel
 from nehanda.serve.wire import BadRequest
 from nehanda.types import JsonObject
 
+NO_SECRETS = SecretMask(())
 _KINDS = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error"}
 _KINDS |= {404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error"}
 _KINDS |= {529: "overloaded_error"}
@@ -38,10 +39,10 @@ class Failure:
     message: str
 
 
-def failure_for(error: Exception, secrets: Iterable[str] = ()) -> Failure:
-    """The status and error type a client receives for ``error``, ``secrets`` masked."""
+def failure_for(error: Exception, mask: SecretMask = NO_SECRETS) -> Failure:
+    """The status and error type a client receives for ``error``, secrets masked."""
     status = _status(error)
-    message = mask(str(error) or type(error).__name__, secrets)
+    message = mask.mask(str(error) or type(error).__name__)
     return Failure(status, _KINDS.get(status, "api_error"), message)
 
 

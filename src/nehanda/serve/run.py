@@ -1,7 +1,9 @@
 """``nehanda serve``: resolve what to serve, check the bind, start uvicorn.
 
-The resolved ``ServeConfig`` goes to the workers through the environment, so one
-worker and ``--workers N`` run the same factory, ``nehanda.serve.app:create_app``.
+The resolved ``ServeConfig`` and the values of the variables it names (the token, the
+upstream keys) go to the one process or the N workers inside ``app.WorkerApp``, never
+through the environment (``serve.workers``): the variables are sealed first, so that no
+child inherits them even when their names do not look secret.
 """
 
 from __future__ import annotations
@@ -9,13 +11,15 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from nehanda.config.settings import Flags, load_settings
 from nehanda.errors import ConfigError
+from nehanda.masking import SecretMask
 from nehanda.providers.http_errors import redact_url
-from nehanda.serve.config import ENV_VAR, check_bind, resolve_config
+from nehanda.secret_env import seal
+from nehanda.serve.config import check_bind, resolve_config
 
 MISSING_EXTRA = (
     "nehanda serve needs its extra: pip install 'nehanda[serve]' (starlette and uvicorn)"
@@ -33,6 +37,9 @@ class ServeOptions:
 def serve_command(options: ServeOptions) -> int:
     try:
         import uvicorn
+
+        from nehanda.serve import workers
+        from nehanda.serve.app import WorkerApp
     except ImportError:
         print(f"error: {MISSING_EXTRA}", file=sys.stderr)
         return 1
@@ -45,20 +52,16 @@ def serve_command(options: ServeOptions) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    os.environ[ENV_VAR] = config.to_env()
+    config = replace(config, host=host)
+    seal(also=config.variables())
+    app = WorkerApp(config, os.environ)  # os.environ keeps the values seal took from children
     served = ", ".join(sorted(config.aliases)) or "any model name"
     where = (
         f"{config.default.name} at {redact_url(config.default.base_url)}"
         if config.default
         else "aliases"
     )
-    print(f"nehanda serve: http://{host}:{port} -> {where} ({served})", file=sys.stderr)
-    uvicorn.run(
-        "nehanda.serve.app:create_app",
-        factory=True,
-        host=host,
-        port=port,
-        workers=options.workers,
-        log_level="warning",
-    )
-    return 0
+    said = f"nehanda serve: http://{host}:{port} -> {where} ({served})"
+    print(SecretMask(app.values.values()).mask(said), file=sys.stderr)
+    uvicorn_config = uvicorn.Config(app, factory=True, host=host, port=port, log_level="warning")
+    return workers.run(uvicorn_config, options.workers)

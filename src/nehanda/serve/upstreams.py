@@ -10,6 +10,8 @@ model to rescue here and is written to the on-disk cache for every other process
 from __future__ import annotations
 
 import asyncio
+import os
+from collections.abc import Mapping
 
 from nehanda.config.settings import ProviderConfig
 from nehanda.providers.base import Provider
@@ -19,9 +21,16 @@ from nehanda.providers.tool_support import ToolSupportCache
 
 
 class Upstreams:
-    def __init__(self, support: ToolSupportCache, *, recover_leaks: bool = True) -> None:
+    def __init__(
+        self,
+        support: ToolSupportCache,
+        *,
+        recover_leaks: bool = True,
+        environ: Mapping[str, str] = os.environ,
+    ) -> None:
         self.support = support
         self.recover_leaks = recover_leaks
+        self.environ = environ  # where the keys are read: the values a worker was handed
         self._adapters: dict[str, Provider] = {}
         self._callings: dict[tuple[str, str, str], ToolCalling] = {}
         self._lock = asyncio.Lock()
@@ -48,7 +57,7 @@ class Upstreams:
     def _adapter(self, config: ProviderConfig) -> Provider:
         key = f"{config.name} {config.base_url}"
         if key not in self._adapters:
-            self._adapters[key] = create_provider(config)
+            self._adapters[key] = create_provider(config, self.environ)
         return self._adapters[key]
 
     async def aclose(self) -> None:

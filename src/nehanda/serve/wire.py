@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nehanda.events import MessageEnd, ReasoningDelta, StopReason, TextDelta
+from nehanda.providers import bounded_json
 from nehanda.providers.base import ChatRequest, ToolChoice
 from nehanda.serve.turn import CallOut, ServeEvent
 from nehanda.types import JsonObject, ToolSpec, Usage
@@ -67,7 +68,7 @@ def arguments_object(raw: object, where: str) -> JsonObject:
         return {}
     if isinstance(raw, str):
         try:
-            value = json.loads(raw)
+            value = bounded_json.loads(raw)
         except json.JSONDecodeError:
             return {"arguments": raw}
         if isinstance(value, dict):
