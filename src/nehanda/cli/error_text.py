@@ -8,7 +8,7 @@ stderr stays one line per line written, for programs and ``grep``.
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from typing import IO
 
 PREFIX = "error: "
 
@@ -33,7 +33,7 @@ def error_text(message: str, width: int | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def show_error(message: str, stream: TextIO | None = None) -> None:
+def show_error(message: str, stream: IO[str] | None = None) -> None:
     import shutil
 
     stream = stream or sys.stderr
