@@ -43,7 +43,7 @@ class ChildSteps:
         if self.namespaces:
             enter_namespaces(libc, self.uid, self.gid, self.namespaces)
         if self.namespaces & CLONE_NEWPID:
-            pid_namespace.split()
+            pid_namespace.split(libc)
         no_new_privs(libc)
         landlock.restrict_self(libc, self.ruleset)
         if self.seccomp_filter is not None:
