@@ -120,7 +120,10 @@ def test_ctrl_c_to_the_commands_group_interrupts_a_foreground_sleep(ws: Path) ->
     marker = ws / "shell.stat"
 
     async def interrupt() -> ToolResult:
-        command = "cat /proc/self/stat > shell.stat; sleep 1000; echo after"
+        # The marker is written by the process that then becomes the sleep, so that the
+        # SIGINT finds the shell waiting for it, as it would after a Ctrl-C.
+        foreground = 'read -r stat < /proc/self/stat; echo "$stat" > shell.stat; exec sleep 1000'
+        command = f"sh -c '{foreground}'; echo after"
         tool_use = ToolUse("call_1", "Bash", {"command": command})
         task = asyncio.ensure_future(execute_builtin_tool(tool_use, context(ws)))
         while not marker.exists() or not marker.read_text().endswith("\n"):
