@@ -49,13 +49,14 @@ def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return Path(os.path.realpath(workspace))
 
 
-def context(ws: Path) -> ToolContext:
-    return ToolContext(ws, sandbox=Sandbox(Policy(ws, ws.parent / "home"), SUPPORT))
+def context(ws: Path, *, network: bool = False) -> ToolContext:
+    box = Sandbox(Policy(ws, ws.parent / "home", network=network), SUPPORT)
+    return ToolContext(ws, sandbox=box)
 
 
-def bash(ws: Path, command: str, **args: object) -> ToolResult:
-    tool_use = ToolUse("call_1", "Bash", {"command": command, **args})
-    return asyncio.run(execute_builtin_tool(tool_use, context(ws)))
+def bash(ws: Path, command: str, *, network: bool = False) -> ToolResult:
+    tool_use = ToolUse("call_1", "Bash", {"command": command})
+    return asyncio.run(execute_builtin_tool(tool_use, context(ws, network=network)))
 
 
 def gone(pid: int) -> bool:
@@ -82,10 +83,11 @@ def written_pids(ws: Path, left_pids: list[int]) -> list[int]:
     return left_pids
 
 
+@pytest.mark.parametrize("network", [False, True])
 def test_a_background_job_and_a_setsid_daemon_end_with_their_command(
-    ws: Path, left_pids: list[int]
+    ws: Path, left_pids: list[int], network: bool
 ) -> None:
-    result = bash(ws, LEFT_BEHIND)
+    result = bash(ws, LEFT_BEHIND, network=network)
     assert result.content == "started\n\n(exit code 0)"
     for pid in written_pids(ws, left_pids):
         assert gone(pid), pid
