@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -122,6 +124,19 @@ def test_a_background_child_holding_the_output_does_not_hold_the_call(ws: Path) 
     started = time.monotonic()
     result = run(ws, "sleep 300 & echo started")
     assert time.monotonic() - started < 5
+    assert result.content.startswith("started\n(processes it left running in the background")
+
+
+@needs_proc
+def test_a_background_job_not_holding_the_output_is_stopped_as_the_command_ends(ws: Path) -> None:
+    """Without the sandbox's PID namespace, the process group is what is left to stop."""
+    result = run(ws, "sleep 1000 > /dev/null 2>&1 & echo $! > job.pid; echo started")
+    pid = int((ws / "job.pid").read_text())
+    try:
+        assert gone(pid)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     assert result.content.startswith("started\n(processes it left running in the background")
 
 

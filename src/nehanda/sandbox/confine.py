@@ -19,7 +19,15 @@ from functools import cache
 from pathlib import Path
 
 from nehanda.sandbox import landlock, seccomp
-from nehanda.sandbox.child import ChildSteps, enter_namespaces, no_new_privs, probe
+from nehanda.sandbox.child import (
+    CLONE_NEWNET,
+    CLONE_NEWPID,
+    ChildSteps,
+    enter_namespaces,
+    first_of_pid_namespace,
+    no_new_privs,
+    probe,
+)
 from nehanda.sandbox.places import DEVICES, SECRET_PLACES, default_writable, expand
 from nehanda.sandbox.tree import readable_grants
 
@@ -29,15 +37,20 @@ SOCKET_VARIABLES = ("SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS", "DOCKER_HOST")
 
 class Support:
     """What this kernel offers. Landlock's ABI is one system call, asked at once; the
-    user-namespace and seccomp checks each fork a child, so each runs the first time
-    it is asked (the first Bash command, a report), unless it was given."""
+    namespace and seccomp checks each fork a child, so each runs the first time it is
+    asked (the first Bash command, a report), unless it was given."""
 
     def __init__(
-        self, landlock_abi: int, user_namespaces: bool | None = None, seccomp: bool | None = None
+        self,
+        landlock_abi: int,
+        user_namespaces: bool | None = None,
+        seccomp: bool | None = None,
+        pid_namespaces: bool | None = None,
     ) -> None:
         self.landlock_abi = landlock_abi
         self._user_namespaces = user_namespaces
         self._seccomp = seccomp
+        self._pid_namespaces = pid_namespaces
 
     @property
     def user_namespaces(self) -> bool:
@@ -46,6 +59,17 @@ class Support:
             works = probe(lambda libc: enter_namespaces(libc, uid, gid))
             self._user_namespaces = self.landlock_abi > 0 and works
         return self._user_namespaces
+
+    @property
+    def pid_namespaces(self) -> bool:
+        """Whether a command can have a PID namespace of its own (in a user namespace)."""
+        if self._pid_namespaces is None:
+            uid, gid = os.getuid(), os.getgid()
+            works = self.user_namespaces and probe(
+                lambda libc: first_of_pid_namespace(libc, uid, gid)
+            )
+            self._pid_namespaces = works
+        return self._pid_namespaces
 
     @property
     def seccomp(self) -> bool:
@@ -59,6 +83,7 @@ class Support:
             "landlock_abi": self.landlock_abi,
             "user_namespaces": self.user_namespaces,
             "seccomp": self.seccomp,
+            "pid_namespaces": self.pid_namespaces,
         }
 
 
@@ -157,20 +182,24 @@ class Sandbox:
             yield None
             return
         ruleset = self._ruleset()
-        method = self.network_method
         closed = not self.policy.network
         try:
             program = seccomp.program(refuse_unix_sockets=closed)
             yield ChildSteps(
                 libc=landlock.libc(),
                 ruleset=ruleset,
-                new_netns=method == "namespace",
+                namespaces=self._namespaces(),
                 seccomp_filter=seccomp.Prepared(program) if self.support.seccomp else None,
                 uid=os.getuid(),
                 gid=os.getgid(),
             )
         finally:
             os.close(ruleset)
+
+    def _namespaces(self) -> int:
+        """The namespaces a command gets (a user namespace comes with any of them)."""
+        flags = CLONE_NEWNET if self.network_method == "namespace" else 0
+        return flags | (CLONE_NEWPID if self.support.pid_namespaces else 0)
 
     def _ruleset(self) -> int:
         abi = self.support.landlock_abi
@@ -204,8 +233,19 @@ class Sandbox:
             lines.append(("reads", reads))
             setid = "setuid and setgid bits refused (seccomp); " if self.support.seccomp else ""
             lines.append(("modes", f"{setid}other mode and time changes outside the roots pass"))
+            if self.support.seccomp:
+                lines.append(("io_uring", "refused (seccomp): programs fall back to epoll"))
         lines.append(("network", self._network_words()))
+        lines.append(("processes", self._process_words()))
         return lines
+
+    def _process_words(self) -> str:
+        if self.filesystem and self.support.pid_namespaces:
+            return "each command in a PID namespace of its own: what it leaves running ends with it"
+        return (
+            "what a command leaves running in its process group is stopped as it ends; "
+            "a daemon that leaves the group (setsid) outlives it"
+        )
 
     def _short_roots(self) -> list[str]:
         devices = [r for r in self.writable_roots() if r.startswith("/dev/")]

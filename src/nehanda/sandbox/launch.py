@@ -4,6 +4,9 @@ The MCP SDK starts a stdio server itself, so a server with ``sandbox = true`` is
 as ``python -m nehanda.sandbox.launch SANDBOX_JSON -- COMMAND ARGS...``: this process
 takes the sandbox's child steps for itself (the same ``Sandbox.spawn`` as a Bash
 command) and then becomes the server by ``exec``, so no part of the server runs outside.
+With a PID namespace it is the relay instead (``pid_namespace``): the server runs as the
+namespace's second process, this one ends as it ends, and whatever the server started
+ends with it.
 A step that fails ends it with a one-line reason on stderr, before the server runs.
 The temp folder travels with the policy: it is a writable root, and the server's
 environment (the SDK's small default set) may not name the one nehanda's does.

@@ -6,9 +6,13 @@ name holds KEY, TOKEN, SECRET or PASSWORD) and with guards that turn
 interactive prompts into failures, and a time limit. With a sandbox in the context it
 starts inside it (``nehanda.sandbox``): the child enters it before exec, and a sandbox
 that cannot be set up stops the command before it runs. On timeout or cancellation
-(Ctrl-C) the whole group gets SIGTERM, then SIGKILL. Output (stdout and stderr
-interleaved) is kept head and tail, with the number of bytes left out. A change the
-command made to a project file that steers later runs (``watched``) is reported.
+(Ctrl-C) the whole group gets SIGTERM, then SIGKILL. Nothing it starts outlives it: in
+the sandbox it has a PID namespace of its own, whose init kills what is left as the
+command ends (``sandbox.pid_namespace``), and what is left of its process group is
+stopped too (all there is to stop without the namespace; a daemon that called
+``setsid`` escapes that). Output (stdout and stderr interleaved) is kept head and tail,
+with the number of bytes left out. A change the command made to a project file that
+steers later runs (``watched``) is reported.
 """
 
 from __future__ import annotations
@@ -69,9 +73,9 @@ together) and exit code. Each call starts a fresh shell: `cd` and variables do n
 carry over, so chain steps with `&&`. There is no input: commands that wait for a \
 person (editors, pagers, password prompts) fail instead, so pass flags such as `-y` \
 or `--no-edit`. The command is stopped after `timeout` seconds (default \
-{DEFAULT_TIMEOUT:.0f}, at most {MAX_TIMEOUT:.0f}). Long output keeps its start and end. \
-Prefer Read, Grep, Glob and Edit for files; use Bash for builds, tests, git and \
-other programs."""
+{DEFAULT_TIMEOUT:.0f}, at most {MAX_TIMEOUT:.0f}). Processes it leaves running in the \
+background are stopped when it ends. Long output keeps its start and end. Prefer Read, \
+Grep, Glob and Edit for files; use Bash for builds, tests, git and other programs."""
 
 
 class BashArgs(BaseModel):
@@ -120,7 +124,7 @@ def _verdict(text: str, ending: Ending, code: int | None, limit: float) -> str:
             "stopped (with everything it started). Use a longer timeout or a quicker command.",
         )
     if ending == "stragglers":
-        text += "\n(processes it left running in the background, holding its output, were stopped)"
+        text += "\n(processes it left running in the background were stopped)"
     if code != 0:
         raise ToolError(NAME, f"{text}\n\n{_exit_note(code)}")
     return f"{text}{_CLEAN_EXIT}"
@@ -190,7 +194,7 @@ async def _collect(process: asyncio.subprocess.Process, output: HeadTail, limit:
             await _stop_group(process)
             return "timeout"
         done, _ = await asyncio.wait({reading}, timeout=PIPE_GRACE)
-        if done:
+        if done and not _group_alive(process.pid):
             return "exited"
         await _stop_group(process)
         return "stragglers"
