@@ -120,9 +120,16 @@ def open_listeners(root: Path) -> Listeners:
     return Listeners(tcp, udp, unix, path)
 
 
+# nehanda's process found by its command line (its pid is not the command's parent: in
+# the sandbox that is the init of the command's PID namespace); ``[k]`` keeps the grep
+# from finding itself. The processes nehanda forks to wait for the command are found too.
+EACH_NEHANDA = (
+    "for d in /proc/[0-9]*; do tr '\\0' ' ' < $d/cmdline 2>/dev/null"
+    " | grep -q 'nehanda run attac[k]' &&"
+)
 # Reversed too, as a model would to slip a key past the masking of tool output.
 ENVIRON = (
-    "cat /proc/$PPID/environ | tr '\\0' '\\n' | tee /dev/stderr | rev;"
+    f"{EACH_NEHANDA} cat $d/environ; done | tr '\\0' '\\n' | tee /dev/stderr | rev;"
     ' echo "[$OPENAI_API_KEY]"; env'
 )
 
@@ -160,7 +167,7 @@ def attacks(place: Place, listeners: Listeners) -> dict[str, str]:
         "udp": f'{py} -c "{send_udp}" {udp_port}',
         "unix": f'{py} -c "{unix}" {listeners.unix_path}',
         "environ": ENVIRON,
-        "signal": "kill -0 $PPID && echo reached-nehanda",
+        "signal": f"{EACH_NEHANDA} echo found && kill -0 ${{d#/proc/}} && echo reached; done",
         "build": (
             "git init -q && git add -A && git -c user.email=a@b -c user.name=n commit -qm init"
             f" && {py} -m pytest -q -p no:cacheprovider test_small.py"
@@ -290,7 +297,8 @@ def test_in_its_namespace_a_command_cannot_read_nehandas_environment(sandboxed: 
 
 @no_signal_scope
 def test_a_command_cannot_signal_nehanda(sandboxed: Outcome) -> None:
-    assert "reached-nehanda" not in sandboxed.results["signal"]
+    result = sandboxed.results["signal"]
+    assert "found" in result and "reached" not in result
 
 
 def test_a_small_project_still_builds_and_tests_in_the_workspace(sandboxed: Outcome) -> None:
