@@ -1,8 +1,8 @@
 """What one Read, Write or Edit call costs, through the registry as a session runs it.
 
 Run by hand: ``python bench/file_tools.py`` (``--walk`` opens paths with the
-component walk instead of ``openat2``). Each tool is called 300 times on a file four
-folders deep in a temporary workspace; prints the best of three, in microseconds per
+component walk instead of ``openat2``). Each tool is called 100 times on a file four
+folders deep in a temporary workspace; prints the best of 20 such rounds, in microseconds per
 call. Write and Edit include their two fsyncs, so the disk shows in their numbers.
 """
 
@@ -20,7 +20,8 @@ from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolUse
 
-CALLS = 300
+CALLS = 100
+REPEATS = 20
 FILE = "a/b/c/d/file.txt"
 
 
@@ -33,7 +34,7 @@ async def _calls(context: ToolContext, name: str, arguments: list[dict[str, Any]
 
 def best_us(context: ToolContext, name: str, arguments: list[dict[str, Any]]) -> float:
     best = float("inf")
-    for _ in range(3):
+    for _ in range(REPEATS):
         started = time.perf_counter()
         asyncio.run(_calls(context, name, arguments))
         best = min(best, time.perf_counter() - started)

@@ -23,14 +23,16 @@ import stat
 import sys
 from collections.abc import Callable
 from functools import cache
+from pathlib import PurePath
 
 from nehanda.errors import ToolError
-from nehanda.tools.paths import Placed
+from nehanda.tools.paths import Placed, below
 
 _OPENAT2 = 437  # the same number on every architecture in _SYSCALL_437
 _SYSCALL_437 = frozenset({"x86_64", "aarch64", "riscv64", "ppc64le", "s390x"})
 _RESOLVE_NO_MAGICLINKS, _RESOLVE_NO_SYMLINKS, _RESOLVE_BENEATH = 0x02, 0x04, 0x08
 _RESOLVE = _RESOLVE_NO_MAGICLINKS | _RESOLVE_NO_SYMLINKS | _RESOLVE_BENEATH
+_TOP = PurePath("/")
 # A folder passed through on the way; O_PATH needs no read permission, only search.
 _PASSING = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # A look at what a name is, a symlink itself included, without opening it for reading.
@@ -91,7 +93,7 @@ def _open_root(placed: Placed) -> int:
     """The root, from ``/``: it was resolved too, so a symlink in it is a change."""
     top = os.open("/", _PASSING)
     try:
-        return _open_below(top, os.path.relpath(placed.root, "/"), _PASSING)
+        return _open_below(top, below(placed.root, _TOP), _PASSING)
     finally:
         os.close(top)
 

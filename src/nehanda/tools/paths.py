@@ -44,12 +44,20 @@ class Placed:
     @property
     def relative(self) -> str:
         """``path`` below ``root``, without symlinks, ``..`` or a leading ``/``."""
-        return str(self.path.relative_to(self.root))
+        return below(self.path, self.root)
 
     @property
     def folder(self) -> str:
         """The folder holding ``path``, below ``root`` ("." for the root itself)."""
-        return str(self.path.relative_to(self.root).parent)
+        return below(self.path.parent, self.root) if self.path != self.root else "."
+
+
+def below(path: PurePath, root: PurePath) -> str:
+    """``path`` (normalised, inside ``root``) relative to ``root``; "." for the root.
+
+    Plain string work: ``relative_to`` and ``relpath`` cost more than the open they feed.
+    """
+    return str(path)[len(str(root)) :].lstrip("/") or "."
 
 
 def resolve_in_workspace(
