@@ -3,17 +3,22 @@
 ``write_atomic`` replaces a file's contents all at once: a temporary file beside it,
 fsync, then rename. Readers see the old contents or the new, never a mix, and a
 failure at any step (a full disk, a rename refused) leaves the original file exactly
-as it was. ``config_dir``, ``state_dir`` and ``cache_dir`` are nehanda's folders
-under the XDG base directories (platformdirs is imported only when one is asked for);
-none lies in a folder the sandbox lets commands write. ``check_folders`` refuses to
-start where one of them is a file.
+as it was. ``replace_at`` does the same in a folder already open as a descriptor:
+the temporary file is made and renamed below that descriptor, never by a path, so a
+folder swapped for a symlink meanwhile changes nothing (the file tools need this).
+
+``config_dir``, ``state_dir`` and ``cache_dir`` are nehanda's folders under the XDG
+base directories (platformdirs is imported only when one is asked for); none lies in
+a folder the sandbox lets commands write. ``check_folders`` refuses to start where
+one of them is a file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 from nehanda.errors import StorageError
@@ -29,35 +34,48 @@ def _read_umask() -> int:
 NEW_FILE_MODE = 0o666 & ~_read_umask()
 
 
+_TEMPORARY = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def write_atomic(path: Path, data: bytes, mode: int = NEW_FILE_MODE) -> None:
     """Make ``data`` the contents of ``path`` (whose directory exists), with ``mode``."""
-    handle, name = tempfile.mkstemp(dir=path.parent, prefix=".nehanda-", suffix=".tmp")
-    temporary = Path(name)
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        replace_at(folder, path.name, data, mode)
+    finally:
+        os.close(folder)
+
+
+def replace_at(folder: int, name: str, data: bytes, mode: int = NEW_FILE_MODE) -> os.stat_result:
+    """Make ``data`` the contents of ``name`` in the folder open as ``folder``; returns
+    the new file's status. A symlink at ``name`` is replaced, never followed."""
+    temporary, handle = _temporary_file(folder)
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
-            os.fsync(stream.fileno())
-        temporary.chmod(mode)
-        temporary.replace(path)
+            os.fchmod(handle, mode)
+            os.fsync(handle)
+            written = os.fstat(handle)
+        os.rename(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
         with contextlib.suppress(OSError):
-            temporary.unlink()
+            os.unlink(temporary, dir_fd=folder)
         raise
-    _sync_directory(path.parent)
+    with contextlib.suppress(OSError):  # not every platform lets a directory be synced
+        os.fsync(folder)
+    return written
 
 
-def _sync_directory(directory: Path) -> None:
-    """Make the rename itself durable; not every platform lets a directory be synced."""
-    try:
-        handle = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            os.fsync(handle)
-    finally:
-        os.close(handle)
+def _temporary_file(folder: int) -> tuple[str, int]:
+    """A new file beside the one replaced, made by this call alone (``O_EXCL``)."""
+    for _ in range(100):
+        name = f".nehanda-{secrets.token_hex(6)}.tmp"
+        try:
+            return name, os.open(name, _TEMPORARY, 0o600, dir_fd=folder)
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free name for a temporary file", name)
 
 
 def config_dir() -> Path:

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nehanda.errors import ToolError
-from nehanda.tools.paths import is_inside, resolve_in_workspace
+from nehanda.tools.paths import is_inside, place_in_workspace, resolve_in_workspace
 
 
 @pytest.fixture
@@ -123,3 +123,31 @@ def test_is_inside_agrees_with_commonpath(root_parts: list[str], rest: list[str]
     path = os.path.normpath(PurePosixPath(root).joinpath(*rest))
     reference = os.path.commonpath([root, path]) == root
     assert is_inside(PurePosixPath(path), PurePosixPath(root)) is reference
+
+
+@pytest.mark.parametrize(
+    ("raw", "granted", "root"),
+    [
+        ("sub/file.txt", (), "{ws}"),
+        ("inner-link/file.txt", (), "{ws}"),
+        (".", (), "{parent}"),
+        ("{parent}/x-evil/secret.txt", ("{parent}/x-evil",), "{parent}/x-evil"),
+        ("{parent}/x-evil/secret.txt", ("{parent}/x-evil/secret.txt",), "{parent}/x-evil"),
+    ],
+)
+def test_each_path_is_placed_beneath_the_root_that_holds_it(
+    workspace: Path, raw: str, granted: tuple[str, ...], root: str
+) -> None:
+    # The file tools open the root and then the rest below its descriptor: a granted
+    # file's root is its folder, and the workspace itself is opened from its parent.
+    (workspace / "inner-link").symlink_to(workspace / "sub")
+    names = {"ws": workspace, "parent": workspace.parent}
+    placed = place_in_workspace(
+        raw.format(**names),
+        workspace,
+        tool="Read",
+        action="read",
+        granted=tuple(Path(path.format(**names)) for path in granted),
+    )
+    assert placed.root == Path(root.format(**names))
+    assert placed.root / placed.relative == placed.path

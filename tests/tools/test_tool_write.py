@@ -117,10 +117,10 @@ def test_a_failed_rename_leaves_the_original_intact(
 ) -> None:
     (ws / "keep.txt").write_text("original\n")
 
-    def refuse(self: Path, target: Path) -> Path:
+    def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(Path, "replace", refuse)
+    monkeypatch.setattr(os, "rename", refuse)
     result = call(context, "Write", file_path="keep.txt", content="new\n")
     assert result.is_error
     assert "Input/output error. Nothing was changed." in result.content

@@ -25,7 +25,7 @@ import pydantic
 from nehanda.errors import ToolError
 from nehanda.sandbox.programs import Programs
 from nehanda.tools.filestate import FileRecord
-from nehanda.tools.paths import resolve_in_workspace
+from nehanda.tools.paths import Placed, place_in_workspace
 from nehanda.types import JsonObject, ToolSpec
 
 if TYPE_CHECKING:
@@ -73,7 +73,11 @@ class ToolContext:
 
     def resolve(self, raw: str, *, tool: str, action: str) -> Path:
         """``raw`` resolved, or a ``ToolError`` when it leaves the workspace unallowed."""
-        return resolve_in_workspace(
+        return self.place(raw, tool=tool, action=action).path
+
+    def place(self, raw: str, *, tool: str, action: str) -> Placed:
+        """``resolve``, with the root to open the path beneath (``tools.beneath``)."""
+        return place_in_workspace(
             raw, self.workspace, tool=tool, action=action, granted=self.granted
         )
 

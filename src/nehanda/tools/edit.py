@@ -5,7 +5,8 @@ whose lines all end in CRLF both strings are matched and written with CRLF. The 
 is decoded and written back in its own encoding, byte order mark included
 (``text_encoding``), so no byte outside the replaced text changes. Anything but
 exactly one match (or ``replace_all``) changes nothing and tells the model how many
-matches there were.
+matches there were. The file is read and replaced through its folder's descriptor
+(``workfile``), so the text edited is the text replaced, inside the workspace.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
-from nehanda.fs import write_atomic
 from nehanda.tools.base import Tool, ToolContext, count_lines
 from nehanda.tools.diff import file_diff
 from nehanda.tools.text_encoding import (
@@ -26,7 +26,8 @@ from nehanda.tools.text_encoding import (
     decode_text,
     encode_text,
 )
-from nehanda.tools.write import existing_mode, unencodable
+from nehanda.tools.workfile import current_file, read_regular, regular_mode
+from nehanda.tools.write import unencodable
 from nehanda.types import JsonObject
 
 NAME = "Edit"
@@ -58,21 +59,22 @@ class EditArgs(BaseModel):
 
 async def edit_file(args: EditArgs, context: ToolContext) -> str:
     shown = args.file_path
-    path = context.resolve(shown, tool=NAME, action="edited")
-    mode = existing_mode(path, shown, NAME)
-    if mode is None:
-        raise ToolError(NAME, f"File not found: {shown}. Use Write to create a new file.")
-    context.files.check_unchanged(path, tool=NAME, shown=shown)
-    text, encoding = _decode(_read(path, shown), shown)
-    after, count, line = apply_edit(text, args)
-    data = _encode(after, encoding, shown)
-    try:
-        write_atomic(path, data, mode)
-    except OSError as error:
-        raise ToolError(
-            NAME, f"Cannot write {shown}: {error.strerror or error}. Nothing was changed."
-        ) from error
-    context.files.remember(path)
+    placed = context.place(shown, tool=NAME, action="edited")
+    with current_file(placed, tool=NAME, shown=shown) as current:
+        mode = regular_mode(current.info, shown, NAME)
+        if mode is None:
+            raise ToolError(NAME, f"File not found: {shown}. Use Write to create a new file.")
+        context.files.check_unchanged(placed.path, current.info, tool=NAME, shown=shown)
+        text, encoding = _decode(current.data, shown)
+        after, count, line = apply_edit(text, args)
+        data = _encode(after, encoding, shown)
+        try:
+            written = current.replace(data, mode)
+        except OSError as error:
+            raise ToolError(
+                NAME, f"Cannot write {shown}: {error.strerror or error}. Nothing was changed."
+            ) from error
+    context.files.remember(placed.path, written)
     return f"Edited {shown}: replaced {_occurrences(count)} (the first at line {line})."
 
 
@@ -124,7 +126,7 @@ def change_diff(arguments: JsonObject, workspace: Path) -> list[str]:
 
 def _read(path: Path, shown: str) -> bytes:
     try:
-        return path.read_bytes()
+        return read_regular(path)
     except OSError as error:
         raise ToolError(NAME, f"Cannot read {shown}: {error.strerror}.") from error
 

@@ -2,11 +2,14 @@
 
 Read records a file's state when it shows the file; Edit and Write record it after
 they write. When a recorded file has since changed on disk (the user saved it, a
-command rewrote it), Edit and Write refuse and ask the model to read it again.
+command rewrote it), Edit and Write refuse and ask the model to read it again. The
+state comes from the descriptor the tool opened (``os.fstat``), not from the name
+again, which may lead elsewhere by then.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,12 +23,8 @@ class _Stamp:
     inode: int
 
 
-def _stamp(path: Path) -> _Stamp | None:
-    try:
-        info = path.stat()
-    except OSError:
-        return None
-    return _Stamp(info.st_mtime_ns, info.st_size, info.st_ino)
+def _stamp(info: os.stat_result | None) -> _Stamp | None:
+    return None if info is None else _Stamp(info.st_mtime_ns, info.st_size, info.st_ino)
 
 
 class FileRecord:
@@ -34,20 +33,24 @@ class FileRecord:
     def __init__(self) -> None:
         self._seen: dict[Path, _Stamp] = {}
 
-    def remember(self, path: Path) -> None:
-        stamp = _stamp(path)
+    def remember(self, path: Path, info: os.stat_result | None) -> None:
+        """``info``: the file's status as the tool saw it; ``None`` when there is none."""
+        stamp = _stamp(info)
         if stamp is None:
             self._seen.pop(path, None)
         else:
             self._seen[path] = stamp
 
-    def check_unchanged(self, path: Path, *, tool: str, shown: str) -> None:
-        """Refuse when ``path`` exists and differs from what the model last saw.
+    def check_unchanged(
+        self, path: Path, info: os.stat_result | None, *, tool: str, shown: str
+    ) -> None:
+        """Refuse when the file at ``path``, whose status is now ``info``, differs from
+        what the model last saw.
 
         A file never seen, or gone since, has nothing the model could overwrite unseen.
         """
         seen = self._seen.get(path)
-        now = _stamp(path)
+        now = _stamp(info)
         if seen is None or now is None or now == seen:
             return
         raise ToolError(

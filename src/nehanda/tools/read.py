@@ -3,21 +3,27 @@
 The file is decoded as it streams by, never held whole. Its encoding is found as
 Edit and Write find it (``text_encoding``): each candidate decodes the whole file,
 the lines after the window included, and one that fails gives way to the next.
+It is opened below its root's descriptor following no symlink (``beneath``), so a
+folder swapped for a symlink after the path was checked is refused, not read; its
+type and size come from the descriptor, and opening never waits on a FIFO.
 """
 
 from __future__ import annotations
 
+import errno
 import io
+import os
 import re
 import stat
-from pathlib import Path
 from typing import TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
 from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.beneath import SymlinkMet, open_beneath, race_refusal
 from nehanda.tools.output import MAX_OUTPUT_BYTES
+from nehanda.tools.paths import Placed
 from nehanda.tools.text_encoding import SNIFF_BYTES, TextEncoding, candidates
 from nehanda.types import JsonObject
 
@@ -53,33 +59,47 @@ class ReadArgs(BaseModel):
 
 
 async def read_file(args: ReadArgs, context: ToolContext) -> str:
-    path = context.resolve(args.file_path, tool=NAME, action="read")
-    size = _regular_file_size(path, args.file_path)
+    placed = context.place(args.file_path, tool=NAME, action="read")
+    handle, info = _open_regular(placed, args.file_path)
     try:
-        with path.open("rb") as handle:
-            body, notes, encoding = _decoded_window(handle, args, size)
+        with os.fdopen(handle, "rb") as stream:
+            body, notes, encoding = _decoded_window(stream, args, info.st_size)
     except OSError as error:
         raise ToolError(NAME, f"Cannot read {args.file_path}: {error.strerror}.") from error
-    context.files.remember(path)
+    context.files.remember(placed.path, info)
     if not encoding.is_utf8:
         notes.append(f"(Encoding: {encoding.name}, not UTF-8; Edit and Write keep it.)")
     return "\n\n".join([body, "\n".join(notes)]) if notes else body
 
 
-def _regular_file_size(path: Path, shown: str) -> int:
+def _open_regular(placed: Placed, shown: str) -> tuple[int, os.stat_result]:
+    """A descriptor of the regular file at ``placed``, opened without waiting, and its
+    status."""
     try:
-        info = path.stat()
+        handle = open_beneath(placed, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except SymlinkMet:
+        raise race_refusal(NAME, shown) from None
     except FileNotFoundError:
         raise ToolError(
             NAME, f"File not found: {shown}. Use Glob or LS to see which files exist."
         ) from None
     except OSError as error:
+        if error.errno == errno.ENXIO:  # a socket
+            raise _not_regular(shown) from None
         raise ToolError(NAME, f"Cannot read {shown}: {error.strerror}.") from error
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError(NAME, f"{shown} is a directory, not a file; use LS to list it.")
-    if not stat.S_ISREG(info.st_mode):
-        raise ToolError(NAME, f"{shown} is not a regular file (a device, FIFO or socket).")
-    return info.st_size
+    info = os.fstat(handle)
+    kind = stat.S_IFMT(info.st_mode)
+    if kind != stat.S_IFREG:
+        os.close(handle)
+        if kind == stat.S_IFDIR:
+            raise ToolError(NAME, f"{shown} is a directory, not a file; use LS to list it.")
+        raise _not_regular(shown)
+    os.set_blocking(handle, True)
+    return handle, info
+
+
+def _not_regular(shown: str) -> ToolError:
+    return ToolError(NAME, f"{shown} is not a regular file (a device, FIFO or socket).")
 
 
 def _decoded_window(

@@ -1,18 +1,19 @@
 """Write: create a file or replace its contents, atomically, keeping its mode and encoding.
 
 A new file (or one that was binary) is written as UTF-8; an existing text file is
-written in the encoding it was in, byte order mark included (``text_encoding``).
+written in the encoding it was in, byte order mark included (``text_encoding``). The
+file is read and replaced through its folder's descriptor (``workfile``), never by
+its name again, so a folder swapped for a symlink meanwhile is refused.
 """
 
 from __future__ import annotations
 
-import stat
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
-from nehanda.fs import NEW_FILE_MODE, write_atomic
+from nehanda.fs import NEW_FILE_MODE
 from nehanda.tools.base import Tool, ToolContext, count_lines
 from nehanda.tools.diff import file_diff
 from nehanda.tools.text_encoding import (
@@ -24,6 +25,7 @@ from nehanda.tools.text_encoding import (
     decode_text,
     encode_text,
 )
+from nehanda.tools.workfile import current_file, read_regular, regular_mode
 from nehanda.types import JsonObject
 
 NAME = "Write"
@@ -47,22 +49,23 @@ class WriteArgs(BaseModel):
 
 
 async def write_file(args: WriteArgs, context: ToolContext) -> str:
-    path = context.resolve(args.file_path, tool=NAME, action="written")
-    mode = existing_mode(path, args.file_path, NAME)
-    context.files.check_unchanged(path, tool=NAME, shown=args.file_path)
-    data = _encode(args, _current(path)[1])
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, data, NEW_FILE_MODE if mode is None else mode)
-    except (FileExistsError, NotADirectoryError):
-        raise ToolError(
-            NAME, f"Cannot write {args.file_path}: a parent of it is a file, not a directory."
-        ) from None
-    except OSError as error:
-        raise ToolError(
-            NAME, f"Cannot write {args.file_path}: {error.strerror or error}. Nothing was changed."
-        ) from error
-    context.files.remember(path)
+    placed = context.place(args.file_path, tool=NAME, action="written")
+    with current_file(placed, tool=NAME, shown=args.file_path) as current:
+        mode = regular_mode(current.info, args.file_path, NAME)
+        context.files.check_unchanged(placed.path, current.info, tool=NAME, shown=args.file_path)
+        data = _encode(args, _decoded(current.data)[1])
+        try:
+            written = current.replace(data, NEW_FILE_MODE if mode is None else mode)
+        except (FileExistsError, NotADirectoryError):
+            raise ToolError(
+                NAME, f"Cannot write {args.file_path}: a parent of it is a file, not a directory."
+            ) from None
+        except OSError as error:
+            raise ToolError(
+                NAME,
+                f"Cannot write {args.file_path}: {error.strerror or error}. Nothing was changed.",
+            ) from error
+    context.files.remember(placed.path, written)
     verb = "Created" if mode is None else "Replaced the contents of"
     return f"{verb} {args.file_path} ({_lines(args.content)}, {len(data):,} bytes)."
 
@@ -76,21 +79,6 @@ def outcome(arguments: JsonObject, output: str) -> str:
     """``wrote 2 lines``: the lines the call wrote, not the lines of its report."""
     content = arguments.get("content")
     return f"wrote {_lines(content)}" if isinstance(content, str) else count_lines(output)
-
-
-def existing_mode(path: Path, shown: str, tool: str) -> int | None:
-    """The permission bits of the regular file at ``path``; ``None`` when there is none."""
-    try:
-        info = path.stat()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as error:
-        raise ToolError(tool, f"Cannot write {shown}: {error.strerror}.") from error
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError(tool, f"{shown} is a directory, not a file.")
-    if not stat.S_ISREG(info.st_mode):
-        raise ToolError(tool, f"{shown} is not a regular file (a device, FIFO or socket).")
-    return stat.S_IMODE(info.st_mode)
 
 
 def preview(path: Path, args: WriteArgs) -> tuple[str, str]:
@@ -121,9 +109,12 @@ def unencodable(shown: str, source: str, error: UnencodableText) -> str:
 def _current(path: Path) -> tuple[str, TextEncoding]:
     """The file's text now, and the encoding new contents are written in."""
     try:
-        raw = path.read_bytes()
+        return _decoded(read_regular(path))
     except OSError:
         return "", UTF8
+
+
+def _decoded(raw: bytes) -> tuple[str, TextEncoding]:
     try:
         return decode_text(raw)
     except NotText:
