@@ -49,7 +49,7 @@ from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd
 from nehanda.permissions.approver import Answer, Approver
 from nehanda.permissions.decision import Ask
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall
 from nehanda.ui.approval import TerminalApprover, read_key
 from nehanda.ui.call_diffs import NotingApprover
 from nehanda.ui.live import LiveRenderer, make_console
@@ -115,12 +115,12 @@ class ScreenApprover:
             # What was typed before the question showed stays typed, never its answer.
             self.inner.typed_ahead = self.keys.take_typed
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
         self.renderer.pause()
         try:
             with self.keys.paused() if self.keys else nullcontext():
                 noting = NotingApprover(self.inner, self.renderer.diffs)
-                return await noting.ask(tool_use, decision)
+                return await noting.ask(call, decision)
         finally:
             self.renderer.resume()
 

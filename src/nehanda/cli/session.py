@@ -48,6 +48,7 @@ from nehanda.engine.transcript import (
     sessions_dir,
 )
 from nehanda.events import ModeSwitched
+from nehanda.masking import SecretMask
 from nehanda.permissions.approver import Approver, NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
@@ -67,6 +68,7 @@ from nehanda.sandbox.confine import Sandbox
 from nehanda.sandbox.programs import Programs
 from nehanda.secret_env import seal, secret_values
 from nehanda.tools.base import ToolContext
+from nehanda.tools.masked import Masked
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
 from nehanda.ui.summary import Chosen
@@ -102,10 +104,12 @@ class ChatSession:
 
     @property
     def gate(self) -> ToolGate:
-        """Where the session's calls go: the permission rules in force and who is asked."""
-        if not isinstance(self.agent.toolset, ToolGate):
+        """Where the session's calls go: the permission rules in force and who is asked
+        (inside the ``Masked`` wrapper every answer passes)."""
+        toolset = self.agent.toolset
+        if not isinstance(toolset, Masked) or not isinstance(toolset.inner, ToolGate):
             raise TypeError("this session's tool calls do not go through a ToolGate")
-        return self.agent.toolset
+        return toolset.inner
 
     async def ask(self, prompt: str) -> AsyncIterator[EngineEvent]:
         """Runs ``prompt`` to its answer; every message is logged as it is added."""
@@ -233,11 +237,12 @@ def _assembled(
     programs = session_programs(settings.sandbox, options.workspace)
     window = choose_window(config, capabilities.context_length, support.learned_window(config))
     gate = _tool_gate(options, settings, rules, config, mcp, sandbox, programs, window.tokens)
+    masked = secret_values(names=key_names(settings, config))
     system_prompt = partial(build_system_prompt, options.workspace, instructions)
     agent = Agent(
         provider=calling,
         model=config.model or "",
-        toolset=gate,
+        toolset=Masked(gate, SecretMask(masked)),
         max_turns=settings.max_turns,
         messages=[
             Message.text_message("system", system_prompt(plan=gate.rules.mode == "plan")),
@@ -252,7 +257,6 @@ def _assembled(
         ),
     )
     session_id = options.resume.id if options.resume else new_session_id()
-    masked = secret_values(names=key_names(settings, config))
     log = SessionLog(sessions_dir() / f"{session_id}.jsonl", masked)
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
     withheld = withheld_note(options.workspace, trusted=trusted)
@@ -369,7 +373,6 @@ def _tool_gate(
         options.workspace,
         secret_env=names,
         sandbox=sandbox,
-        secret_values=secret_values(names=names),
         hidden=HiddenPaths.build(rules.deny, options.workspace),
         programs=programs,
     )

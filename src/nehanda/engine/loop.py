@@ -27,7 +27,18 @@ from nehanda.events import StreamEvent
 from nehanda.providers.base import ChatRequest, Provider, ToolChoice
 from nehanda.providers.calling import is_truncated, may_be_cut
 from nehanda.providers.window import window_from_error
-from nehanda.types import CheckedCall, Message, Part, TextPart, ToolResult, Toolset, ToolUse, Usage
+from nehanda.types import (
+    UNKNOWN_TOOL,
+    CheckedCall,
+    Message,
+    Part,
+    TextPart,
+    ToolFacts,
+    ToolResult,
+    Toolset,
+    ToolUse,
+    Usage,
+)
 
 Checked = tuple[ToolUse, CheckedCall | ToolResult]
 INTERRUPTED_RESULT = "The call was interrupted before it finished; its result is unknown."
@@ -53,19 +64,22 @@ class TurnStarted:
 
 @dataclass(frozen=True)
 class ToolStarted:
-    """A call is about to go through permissions and run."""
+    """A call is about to go through permissions and run; ``facts`` are its tool's, as
+    its check found them (none known for a call the check answered)."""
 
     tool_use: ToolUse
+    facts: ToolFacts = UNKNOWN_TOOL
 
 
 @dataclass(frozen=True)
 class ToolExecuted:
     """A call's result; ``seconds`` is how long the tool ran, any wait for the user's
-    approval left out."""
+    approval left out; ``facts`` are its tool's, for the renderers."""
 
     tool_use: ToolUse
     result: ToolResult
     seconds: float
+    facts: ToolFacts = UNKNOWN_TOOL
 
 
 class Stopwatch:
@@ -194,7 +208,8 @@ class Agent:
         results: list[Part] = []
         try:
             for tool_use, checked in calls:
-                yield ToolStarted(tool_use)
+                facts = checked.facts if isinstance(checked, CheckedCall) else UNKNOWN_TOOL
+                yield ToolStarted(tool_use, facts)
                 clock = Stopwatch()
                 ran = (
                     checked
@@ -202,7 +217,7 @@ class Agent:
                     else await self.toolset.run(checked, clock.start)
                 )
                 results.append(ran)
-                yield ToolExecuted(tool_use, ran, clock.seconds)
+                yield ToolExecuted(tool_use, ran, clock.seconds, facts)
         finally:
             # Interrupted or not, every call gets its result, so the transcript stays
             # valid for the next request.

@@ -1,6 +1,7 @@
 """How a user is asked about a call that needs approval: the ``Approver`` protocol.
 
-The gate asks an approver and acts on its ``Answer``; a front end provides one (the
+The gate asks an approver about a checked call (its tool's facts say how to show it)
+and acts on its ``Answer``; a front end provides one (the
 terminal prompt lives in ``ui.approval``). ``NoTerminal`` is the approver for where
 nobody can answer: asking means refusing, and the model is told why.
 """
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from nehanda.permissions.decision import Ask
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall
 
 
 @dataclass(frozen=True)
@@ -33,13 +34,13 @@ class Answer:
 
 
 class Approver(Protocol):
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer: ...
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer: ...
 
 
 class NoTerminal:
     """Where nobody can be asked: every call that needs approval is refused."""
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
         return Answer(
             run=False,
             answered=False,

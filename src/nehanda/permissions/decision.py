@@ -1,5 +1,7 @@
-"""Whether a tool call may run: ``decide(tool_use, rules, workspace) -> Allow | Ask | Deny``.
+"""Whether a tool call may run: ``decide(checked, rules, workspace) -> Allow | Ask | Deny``.
 
+What the call's tool is comes from the call itself (``CheckedCall.facts``): the command
+or path arguments it has, whether it only reads, whether it is an MCP server's.
 Pure: no prompts and no settings files; the file system is consulted only to resolve
 paths (``realpath``) as the tools will, and to expand a command's globs as bash will;
 what the gate knows of the sandbox comes in as ``Confinement``. Paths are compared by
@@ -71,12 +73,8 @@ from nehanda.permissions.rules import (
     family as rule_family,
 )
 from nehanda.permissions.shell import SimpleCommand, analyse
-from nehanda.tools.base import Tool
-from nehanda.tools.mcp.names import PREFIX as MCP_PREFIX
-from nehanda.tools.mcp.search import NAME as TOOL_SEARCH
 from nehanda.tools.paths import is_inside, workspace_relative
-from nehanda.tools.registry import BUILTIN_TOOLS
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall, ToolFacts, ToolUse
 
 PROTECTED_DIRS = frozenset({".git", ".nehanda", ".vscode", ".idea"})
 PROTECTED_FILES = frozenset(
@@ -163,7 +161,7 @@ def _read_rules(written: Iterable[RuleText], key: str) -> tuple[Rule, ...]:
 
 
 def decide(
-    tool_use: ToolUse,
+    checked: CheckedCall,
     rules: PermissionRules,
     workspace: Path,
     held: Confinement = UNCONFINED,
@@ -171,7 +169,8 @@ def decide(
 ) -> Decision:
     """``edited``: the files that say what a command runs which the session changed and
     no approval has covered since."""
-    decision = _decide_tool(tool_use, rules, workspace, held)
+    tool_use, facts = checked.use, checked.facts
+    decision = _decide_tool(tool_use, facts, rules, workspace, held)
     if rules.mode == "yolo" or isinstance(decision, Deny):
         return decision
     if isinstance(decision, Allow) and tool_use.copied_from:
@@ -180,14 +179,15 @@ def decide(
             "copied it rather than meant it",
             outside=decision.outside,
         )
-    return _after_edits(tool_use, decision, edited) if edited else decision
+    return _after_edits(tool_use, facts, decision, edited) if edited else decision
 
 
-def _after_edits(tool_use: ToolUse, decision: Allow | Ask, edited: frozenset[str]) -> Decision:
+def _after_edits(
+    tool_use: ToolUse, facts: ToolFacts, decision: Allow | Ask, edited: frozenset[str]
+) -> Decision:
     """Ask before a command whose programs read an edited file, saying which."""
-    tool = BUILTIN_TOOLS.get(tool_use.name)
-    command = tool_use.input.get(tool.command_argument or "") if tool else None
-    if not isinstance(command, str):
+    command = facts.command(tool_use.input)
+    if command is None:
         return decision
     found = read_by(analyse(command), edited)
     if not found:
@@ -202,15 +202,17 @@ def _after_edits(tool_use: ToolUse, decision: Allow | Ask, edited: frozenset[str
 
 
 def _decide_tool(
-    tool_use: ToolUse, rules: PermissionRules, workspace: Path, held: Confinement
+    tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules, workspace: Path, held: Confinement
 ) -> Decision:
-    tool = BUILTIN_TOOLS.get(tool_use.name)
-    if tool is not None and tool.command_argument is not None:
-        return _decide_command(tool, tool_use, rules, workspace, held)
-    if tool is not None and tool.path_argument is not None:
-        return _decide_paths(tool, tool_use, rules, workspace)
-    if tool_use.name.startswith(MCP_PREFIX) or tool_use.name == TOOL_SEARCH:
-        return _decide_mcp(tool_use, rules)
+    # A server's tool first: nothing it says of itself makes it a command or a file tool.
+    if facts.source == "mcp":
+        return _decide_mcp(tool_use, facts, rules)
+    if facts.command_argument is not None:
+        return _decide_command(facts, tool_use, rules, workspace, held)
+    if facts.path_argument is not None:
+        return _decide_paths(facts, tool_use, rules, workspace)
+    if facts.source == "builtin" and facts.read_only:
+        return _decide_own(tool_use, facts, rules)
     return Deny(f"{tool_use.name} is not a tool nehanda has")
 
 
@@ -218,12 +220,12 @@ def _decide_tool(
 
 
 def _decide_command(
-    tool: Tool, tool_use: ToolUse, rules: PermissionRules, workspace: Path, held: Confinement
+    facts: ToolFacts, tool_use: ToolUse, rules: PermissionRules, workspace: Path, held: Confinement
 ) -> Decision:
-    command = tool_use.input.get(tool.command_argument or "")
-    if not isinstance(command, str):
+    command = facts.command(tool_use.input)
+    if command is None:
         return Ask("the call gives no command")
-    name, shell = tool.name, analyse(command)
+    name, shell = tool_use.name, analyse(command)
     if rule := _command_rule(rules.deny, name, command, _matchable(shell.everywhere())):
         return Deny(f"the deny rule {rule.text} matches this command")
     if found := denied_path(shell, path_deny_rules(rules.deny), workspace):
@@ -312,34 +314,36 @@ class _Target:
 
 
 def _decide_paths(
-    tool: Tool, tool_use: ToolUse, rules: PermissionRules, workspace: Path
+    facts: ToolFacts, tool_use: ToolUse, rules: PermissionRules, workspace: Path
 ) -> Decision:
-    raws = tool.paths(tool_use.input)
+    raws = facts.paths(tool_use.input)
     if raws is None:
         return Ask("the call gives no path")
     if any("\0" in raw for raw in raws):
         return Deny("the path contains a NUL character")
     targets = [_target(raw, workspace) for raw in raws]
-    name, read_only = tool.name, tool.read_only
+    name, read_only = tool_use.name, facts.read_only
     outside = tuple(t.resolved for t in targets if not is_inside(t.resolved, workspace))
-    if rule := _path_rule(rules.deny, name, targets, workspace, every=False):
+    if rule := _path_rule(rules.deny, name, facts, targets, workspace, every=False):
         return Deny(f"the deny rule {rule.text} matches {_shown(targets)}")
     if rules.mode == "yolo" or (rules.mode == "plan" and not read_only):
         verdict = _mode_verdict(rules.mode, name)
         return replace(verdict, outside=outside) if isinstance(verdict, Allow) else verdict
-    if rule := _path_rule(rules.ask, name, targets, workspace, every=False):
+    if rule := _path_rule(rules.ask, name, facts, targets, workspace, every=False):
         return Ask(f"the ask rule {rule.text} matches {_shown(targets)}", (), outside)
     if not read_only and (hit := _protected(targets, workspace, rules.protected)):
         return Ask(f"{hit} is protected: nehanda always asks before changing it", (), outside)
-    if rule := _path_rule(rules.allow, name, targets, workspace, every=True):
+    if rule := _path_rule(rules.allow, name, facts, targets, workspace, every=True):
         return Allow(f"the allow rule {rule.text} matches", outside)
-    return _path_default(tool, rules.mode, targets, workspace)
+    return _path_default(name, facts, rules.mode, targets, workspace)
 
 
-def _path_default(tool: Tool, mode: Mode, targets: list[_Target], workspace: Path) -> Decision:
-    read_only = tool.read_only
+def _path_default(
+    name: str, facts: ToolFacts, mode: Mode, targets: list[_Target], workspace: Path
+) -> Decision:
+    read_only = facts.read_only
     outside = tuple(t.resolved for t in targets if not is_inside(t.resolved, workspace))
-    family = rule_family(tool)
+    family = rule_family(facts)
     if outside:
         where = ", ".join(_where(t) for t in targets if t.resolved in outside)
         suggestions = tuple(f"{family}({escape_glob(str(path))})" for path in outside)
@@ -350,7 +354,7 @@ def _path_default(tool: Tool, mode: Mode, targets: list[_Target], workspace: Pat
         return Allow("accept-edits mode: file changes inside the workspace run")
     relative = [escape_glob(workspace_relative(t.resolved, workspace)) for t in targets]
     return Ask(
-        f"{tool.name} changes {_shown(targets)}; changes ask before they run",
+        f"{name} changes {_shown(targets)}; changes ask before they run",
         tuple(f"{family}({path})" for path in relative),
     )
 
@@ -361,7 +365,13 @@ def _target(raw: str, workspace: Path) -> _Target:
 
 
 def _path_rule(
-    rules: Iterable[Rule], name: str, targets: list[_Target], workspace: Path, *, every: bool
+    rules: Iterable[Rule],
+    name: str,
+    facts: ToolFacts,
+    targets: list[_Target],
+    workspace: Path,
+    *,
+    every: bool,
 ) -> Rule | None:
     """A rule for ``name`` covering every target (``every``) or any one of them, else None.
 
@@ -371,7 +381,8 @@ def _path_rule(
     matched: Rule | None = None
     for target in targets:
         rule = next(
-            (r for r in rules if r.covers(name) and _covers(r, target, workspace, every)), None
+            (r for r in rules if r.covers(name, facts) and _covers(r, target, workspace, every)),
+            None,
         )
         if rule is None and every:
             return None
@@ -415,29 +426,34 @@ def _shown(targets: list[_Target]) -> str:
     return targets[0].raw if len(targets) == 1 else ", ".join(t.raw for t in targets)
 
 
-# -- MCP tools ----------------------------------------------------------------------
+# -- MCP tools, and nehanda's own -------------------------------------------------
 
 
-def _decide_mcp(tool_use: ToolUse, rules: PermissionRules) -> Decision:
+def _decide_own(tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules) -> Decision:
+    """A built-in that only reads nehanda's own state (ToolSearch: its list of tools)."""
+    if rule := next((r for r in rules.deny if r.covers(tool_use.name, facts)), None):
+        return Deny(f"the deny rule {rule.text} matches")
+    return Allow(f"{tool_use.name} only reads nehanda's own state")
+
+
+def _decide_mcp(tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules) -> Decision:
     """An MCP tool asks unless a rule allows it or ``--yes`` was given; nehanda cannot see
-    what it does. ToolSearch only reads nehanda's own list of tools. In plan mode the
-    tools offered are those their server calls read-only, and they still ask: the
-    claim is the server's."""
+    what it does. In plan mode the tools offered are those their server calls read-only,
+    and they still ask: the claim is the server's; any other is refused."""
     name = tool_use.name
-    if name == TOOL_SEARCH:
-        return Allow("ToolSearch only reads the list of MCP tools")
     if rule := next((r for r in rules.deny if r.covers(name)), None):
         return Deny(f"the deny rule {rule.text} matches")
     if rules.mode == "yolo":
         return Allow("yolo mode (--yes) runs every call")
+    if rules.mode == "plan" and not facts.read_only:
+        return Deny(f"plan mode runs read-only tools only, and {name} can change things")
     if rules.mode == "plan":
         return Ask("plan mode: its server says this tool only reads, which nehanda cannot check")
     if rule := next((r for r in rules.ask if r.covers(name)), None):
         return Ask(f"the ask rule {rule.text} matches")
     if rule := next((r for r in rules.allow if r.covers(name)), None):
         return Allow(f"the allow rule {rule.text} matches")
-    server = name.removeprefix(MCP_PREFIX).split("__", 1)[0]
     return Ask(
-        f"{name} is a tool of the MCP server {server!r}; MCP tools ask before they run",
+        f"{name} is a tool of the MCP server {facts.server!r}; MCP tools ask before they run",
         (name,),
     )

@@ -25,9 +25,12 @@ whose check meets a file system changing under it (a symlink replaced as it is r
 or a ``~user`` nobody knows is refused, never answered with a traceback.
 
 The mode may change between calls (``set_mode``: Shift-Tab or ``/permissions mode`` in
-the REPL). In plan mode ``specs`` offers only the read-only tools, so that the model is
-not shown tools every call of which would be refused; the MCP tools offered are those
-their server marks ``readOnlyHint`` (they still ask), and ToolSearch finds only those.
+the REPL). In plan mode ``specs`` offers only the read-only tools (by each spec's
+``ToolFacts``), so that the model is not shown tools every call of which would be
+refused; the MCP tools offered are those their server marks ``readOnlyHint`` (they still
+ask), and ToolSearch finds only those. What a call's tool is, the gate reads from the
+call (``CheckedCall.facts``), never from a table of tools. Its refusals are answers like
+any other: ``tools.masked.Masked``, around the gate, caps them.
 """
 
 from __future__ import annotations
@@ -56,9 +59,7 @@ from nehanda.permissions.repository import plain_repository
 from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
-from nehanda.tools.output import cap_output
 from nehanda.tools.paths import is_inside
-from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import CheckedCall, Refusal, ToolResult, Toolset, ToolSpec, ToolUse
 
 # Small models tend to send a refused call again, word for word.
@@ -123,7 +124,7 @@ class ToolGate:
             permitted = await self._permit(checked)
         except PermissionDenied as denied:
             return _refused(denied)
-        with self._edited.watching(BUILTIN_TOOLS.get(checked.use.name)):
+        with self._edited.watching(checked.facts):
             return await self.inner.run(permitted, started)
 
     async def _permit(self, checked: CheckedCall) -> CheckedCall:
@@ -131,7 +132,7 @@ class ToolGate:
         not run."""
         use = checked.use
         try:
-            decision = self._decide(use)
+            decision = self._decide(checked)
         except OSError as error:
             decision = Deny(_CHANGED.format(error=error))
         except RuntimeError as error:  # ~user for a user nobody knows
@@ -140,26 +141,25 @@ class ToolGate:
             refusal = Refusal("rules", decision.reason)
             raise PermissionDenied(use, f"it is not allowed: {decision.reason}", refusal)
         if isinstance(decision, Ask):
-            answer = await self.approver.ask(use, decision)
+            answer = await self.approver.ask(checked, decision)
             if not answer.run:
                 raise _refusal(use, decision, answer)
             self._edited.seen(decision.edited)
             if answer.always:
                 self.rules = self.rules.allowing(_picked(decision, answer))
-        self._edited.wrote(BUILTIN_TOOLS.get(use.name), use)
+        self._edited.wrote(checked.facts, use)
         return replace(checked, granted=decision.outside)
 
-    def _decide(self, use: ToolUse) -> Decision:
-        """The decision on ``use``; raises what the file system raises as it changes."""
-        held = self._confinement(use)
-        decision = decide(use, self.rules, self.workspace, held, self._edited.unseen())
-        return self._outside_sandbox(use, self._unconfined(use, decision))
+    def _decide(self, checked: CheckedCall) -> Decision:
+        """The decision on ``checked``; raises what the file system raises as it changes."""
+        held = self._confinement(checked)
+        decision = decide(checked, self.rules, self.workspace, held, self._edited.unseen())
+        return self._outside_sandbox(checked, self._unconfined(checked, decision))
 
-    def _confinement(self, use: ToolUse) -> Confinement:
+    def _confinement(self, checked: CheckedCall) -> Confinement:
         """What ``decide`` must know of the sandbox for a command (nothing for a file tool)."""
-        tool = BUILTIN_TOOLS.get(use.name)
-        box = self.sandbox
-        if tool is None or tool.command_argument is None:
+        facts, box = checked.facts, self.sandbox
+        if facts.command_argument is None:
             return UNCONFINED
         if box is None or not box.filesystem or not self.confined:
             return UNCONFINED
@@ -173,22 +173,21 @@ class ToolGate:
             and not is_inside(Path(os.path.normpath(entry)), self.workspace)
             for entry in search
         )
-        command = use.input.get(tool.command_argument)
+        command = facts.command(checked.use.input)
         # Read only for a command that may run git: the index can be large.
-        repository = isinstance(command, str) and "git" in command
+        repository = command is not None and "git" in command
         repository = repository and plain_repository(self.workspace)
         return Confinement(True, tuple(sorted(found)), repository, outside)
 
-    def _unconfined(self, use: ToolUse, decision: Decision) -> Decision:
+    def _unconfined(self, checked: CheckedCall, decision: Decision) -> Decision:
         """Ask, under yolo mode without a sandbox, before a command with risks."""
-        tool = BUILTIN_TOOLS.get(use.name)
         if self.confined or self.rules.mode != "yolo" or not isinstance(decision, Allow):
             return decision
-        command = use.input.get(tool.command_argument or "") if tool else None
-        if not isinstance(command, str) or tool is None or tool.command_argument is None:
+        command = checked.facts.command(checked.use.input)
+        if command is None:
             return decision
         risks = analyse(command).risks
-        allowed = decide(use, replace(self.rules, mode="default"), self.workspace)
+        allowed = decide(checked, replace(self.rules, mode="default"), self.workspace)
         if not risks or isinstance(allowed, Allow):
             return decision
         return Ask(
@@ -196,20 +195,19 @@ class ToolGate:
             outside=decision.outside,
         )
 
-    def _outside_sandbox(self, use: ToolUse, decision: Decision) -> Decision:
+    def _outside_sandbox(self, checked: CheckedCall, decision: Decision) -> Decision:
         """Ask, under yolo mode, before a file tool reaches where no sandboxed command
         could: the file tools run in nehanda itself, outside the kernel sandbox."""
-        tool = BUILTIN_TOOLS.get(use.name)
-        box = self.sandbox
-        if box is None or not box.filesystem or tool is None or tool.path_argument is None:
+        facts, box = checked.facts, self.sandbox
+        if box is None or not box.filesystem or facts.path_argument is None:
             return decision
         if self.rules.mode != "yolo" or not isinstance(decision, Allow):
             return decision
-        held = box.may_read if tool.read_only else box.may_write
+        held = box.may_read if facts.read_only else box.may_write
         closed = [path for path in decision.outside if not held(path)]
         if not closed:
             return decision
-        verb = "read" if tool.read_only else "write"
+        verb = "read" if facts.read_only else "write"
         return Ask(
             f"the sandbox lets no command {verb} {closed[0]}, so --yes does not cover it",
             outside=decision.outside,
@@ -237,9 +235,9 @@ def _picked(decision: Ask, answer: Answer) -> tuple[str, ...]:
 
 
 def _offered_in_plan_mode(spec: ToolSpec) -> bool:
-    """A built-in only if it is read-only; any other tool is its toolset's to filter."""
-    tool = BUILTIN_TOOLS.get(spec.name)
-    return tool is None or tool.read_only
+    """A tool that says it only reads (an MCP server's tool by its server's word, which
+    gets it offered, not run unasked)."""
+    return spec.facts.read_only
 
 
 def _refused(denied: PermissionDenied) -> ToolResult:
@@ -247,4 +245,4 @@ def _refused(denied: PermissionDenied) -> ToolResult:
     refusal = denied.refusal
     advice = _DO_AS_TOLD if refusal is not None and refusal.words else _DO_NOT_RETRY
     message = f"Permission denied: {use.name} was not run because {denied.reason}. {advice}"
-    return ToolResult(use.id, cap_output(message), is_error=True, refusal=refusal)
+    return ToolResult(use.id, message, is_error=True, refusal=refusal)

@@ -50,8 +50,7 @@ from nehanda.errors import ConfigError
 from nehanda.permissions.approver import Answer
 from nehanda.permissions.decision import Ask
 from nehanda.permissions.rules import parse_rule
-from nehanda.tools.registry import BUILTIN_TOOLS
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall
 from nehanda.ui.approval_view import ShownRequest, fitted_request, shown_request
 from nehanda.ui.screen_fit import pages, rows_of
 from nehanda.ui.shown_text import abbreviated, hidden, printable, shown_line
@@ -83,8 +82,8 @@ class TerminalApprover:
     # are dropped as the answer is read.
     typed_ahead: Callable[[], None] | None = None
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        shown = shown_request(tool_use, decision, self.workspace)
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
+        shown = shown_request(call, decision, self.workspace)
         sane = _SANE if _is_terminal(self.output) and os.environ.get("TERM") != "dumb" else ""
         columns, rows = self.screen()
         choices = "y = yes, n = no, t = no, and tell the model what to do instead"
@@ -220,8 +219,7 @@ def _names_a_workspace_path(text: str) -> bool:
         rule = parse_rule(text)
     except ValueError:
         return True
-    tool = BUILTIN_TOOLS.get(rule.tool)
-    if rule.specifier is None or tool is None or tool.path_argument is None:
+    if rule.specifier is None or not rule.paths:
         return False
     return not rule.specifier.startswith(("/", "~"))
 
