@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from nehanda.engine.copied_calls import json_calls
+from nehanda.toolcalls.objects import Budget, object_calls
 
 NAMES = {"Bash", "Read"}
 SHAPES = (

@@ -533,6 +533,104 @@ def _key(key: Any) -> str:
     raise _Bad("a dict key that is not a string or a number")
 
 
+# -- dicts read leniently ----------------------------------------------------
+
+# Up to the next character that may end or nest a value being skipped.
+_SKIPPED = re.compile(r"[^'\"()\[\]{},]*")
+
+
+@dataclass(frozen=True)
+class LooseObject:
+    """A dict read by ``read_object``; ``keys``: where each of its own keys starts."""
+
+    value: dict[str, Any]
+    keys: frozenset[int]
+
+
+def read_object(text: str) -> LooseObject | None:
+    """The dict ``text`` starts with, read leniently, or None if it does not start with ``{``.
+
+    The reading for calls written in tool output, where any text may stand beside a call:
+    an entry whose value is no literal (a name, a call) is left out, keys may be bare
+    names (JavaScript's ``{name: "x"}``), a later key replaces an earlier one, and a dict
+    broken off (by the end of the text or a slip) keeps the entries read before it; a
+    missing comma is read past.
+    Linear in the text, as the strict reader is: a value left out is walked once more.
+    """
+    start = _WS.match(text).end()  # type: ignore[union-attr]
+    if not text.startswith("{", start):
+        return None
+    reader = _LooseReader(text, frozenset())
+    try:
+        value, _ = reader.braces(start + 1, 0)
+    except (RecursionError, MemoryError):  # pragma: no cover - depth is capped
+        return None
+    return LooseObject(value, frozenset(reader.keys))
+
+
+class _LooseReader(_Reader):
+    """``_Reader`` with dicts read leniently (``read_object``)."""
+
+    def __init__(self, text: str, unwrap: frozenset[str]) -> None:
+        super().__init__(text, unwrap)
+        self.keys: list[int] = []
+
+    def braces(self, i: int, depth: int) -> tuple[Any, int]:
+        text, open_at, obj = self.text, i - 1, {}
+        try:
+            i = self.ws(i)
+            while i < self.n and text[i] != "}":
+                if depth == 0:
+                    self.keys.append(i)
+                key, i = self.loose_key(i, depth)
+                i = self.ws(i)
+                if i < self.n and text[i] != ":":
+                    raise _Bad("a key without a value")
+                start = self.ws(i + 1)
+                try:
+                    obj[key], i = self.value(start, depth + 1)
+                except _Bad:
+                    i = self.skip_value(start)
+                i = self.ws(i)
+                if i < self.n and text[i] == ",":  # a missing comma is a slip: read on
+                    i = self.ws(i + 1)
+            return obj, min(i + 1, self.n)
+        except _Bad:
+            end = self.skip_group(open_at)
+            return obj, self.n if end < 0 else end
+        except _Cut:
+            return obj, self.n
+
+    def loose_key(self, i: int, depth: int) -> tuple[str, int]:
+        bare = _IDENT.match(self.text, i)
+        if bare is not None and self.text.startswith(":", self.ws(bare.end())):
+            return bare.group(), bare.end()
+        key, i = self.value(i, depth + 1)
+        return _key(key), i
+
+    def skip_value(self, i: int) -> int:
+        """Where the value at ``i`` ends: at the next ``,`` or closing bracket outside it."""
+        depth = 0
+        while True:
+            i = _SKIPPED.match(self.text, i).end()  # type: ignore[union-attr]
+            if i >= self.n:
+                return self.n
+            char = self.text[i]
+            if char in "'\"":
+                try:
+                    _, i = self.string_at(i, i, decode=False)
+                except _Cut:
+                    return self.n
+                continue
+            if char in "([{":
+                depth += 1
+            elif depth == 0 and char in ",)]}":
+                return i
+            elif char in ")]}":
+                depth -= 1
+            i += 1
+
+
 # -- from calls to Founds ---------------------------------------------------
 
 _TRAILING_MARKUP = (
