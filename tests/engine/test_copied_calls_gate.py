@@ -62,7 +62,9 @@ def run_copy(
     agent = Agent(provider, "m", gate)
 
     async def results() -> list[ToolResult]:
-        return [e.result async for e in agent.run("look at notes.md") if isinstance(e, ToolExecuted)]
+        return [
+            e.result async for e in agent.run("look at notes.md") if isinstance(e, ToolExecuted)
+        ]
 
     read_result, result = asyncio.run(results())
     assert not read_result.is_error, read_result.content

@@ -167,7 +167,11 @@ class WrittenCalls:
         candidates = self._kept.get(bucket, {}).values()
         # A call written with no arguments is repeated only by one with none.
         return next(
-            (where for wanted, where in candidates if (wanted or not given) and _covers(wanted, given)),
+            (
+                where
+                for wanted, where in candidates
+                if (wanted or not given) and _covers(wanted, given)
+            ),
             None,
         )
 

@@ -5,24 +5,27 @@ calls in a test, a log. A call object names a tool (its ``name``, ``tool``, ``to
 or ``function``, quoted either way or bare) and carries its arguments (``arguments``,
 ``parameters``, ``input`` or ``args``: an object, or text holding one), or holds them
 beside the name. Whatever stands around it (values that are no literal, an object left
-open, a call or a string it is written in), it is read on its own, from the key naming
-a tool (an opener) to the object that key belongs to.
+open, a call or a string it is written in), it is found from the key naming a tool (an
+opener) and read on its own (``pythonic.read_object``, which leaves out what it cannot
+read).
 
-Brackets are matched once over the whole text, strings in either quote skipped (a string
-ends at its line's end at the latest, so that a stray apostrophe in prose leaves the next
-line alone). A bracket met inside a string is matched afresh from itself, since the quote
-may have been prose; so an opener may lie inside several objects, as the text is read one
-way or another. From the innermost out, the first whose own keys include the opener is
-its object, read once (``pythonic.read_object``, which leaves out what it cannot read).
-The work is counted against a ``Budget``, about linear in the text; past it the text is
-``Unreadable``, and the caller must assume the worst of it.
+The text is scanned once for its brackets, strings in either quote skipped. A string
+ends on its line, and a quote with no partner on its line is prose, so a stray
+apostrophe hides nothing beyond its line; the ``{`` inside strings are noted. An
+opener's object starts at one of the ``{`` around it as scanned, or at one noted inside
+a string on its line (a call written in a string, or after a stray quote): these are
+tried from the nearest out, each read at most once, and the first reading with the
+opener among its keys (at any depth) gives its object. The work is counted against a
+``Budget``, about linear in the text; past it the text is ``Unreadable``, and the caller
+must assume the worst of it.
 """
 
 from __future__ import annotations
 
+import heapq
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterator
-from itertools import pairwise
 from typing import Any
 
 from nehanda.toolcalls.pythonic import LooseObject, read_object
@@ -34,14 +37,12 @@ _NAMING = "|".join(NAME_KEYS)
 _OPENER = re.compile(
     rf"""(?:(["'])(?:{_NAMING})\1|(?<![\w$"'])(?:{_NAMING}))\s*:\s*(["'])([^"'\\\n]{{1,200}})\2"""
 )
-_BRACKET = re.compile(r"[{\[]")
 _OUTSIDE = re.compile(r"""[^"'{}\[\]]*""")
-_STRING = {q: re.compile(rf"{q}[^{q}\\\n]*(?:\\.[^{q}\\\n]*)*{q}?", re.S) for q in "\"'"}
-# How many times its length a text may cost to read. The scan walks each stretch of text
-# once per way of reading its quotes, and each object is read once; this guards against
-# a shape nobody has found.
+# A string up to its closing quote, which it lacks where the line (or the text) ends first.
+_STRING = {q: re.compile(rf"{q}[^{q}\\\n]*(?:\\.[^{q}\\\n]*)*", re.S) for q in "\"'"}
+# How many times its length a text may cost to read. Each character is scanned once and
+# read as part of an object about once; this guards against a shape nobody has found.
 SCAN_BUDGET = 16
-_NOTHING = LooseObject({}, frozenset())
 
 
 class Unreadable(Exception):
@@ -49,8 +50,8 @@ class Unreadable(Exception):
 
 
 class Budget:
-    """The work one text may cost: characters walked by the bracket scan or read as
-    objects, and enclosing objects tried. ``spend`` raises ``Unreadable`` past it."""
+    """The work one text may cost: characters scanned or read as objects, and the
+    objects tried. ``spend`` raises ``Unreadable`` past it."""
 
     def __init__(self, text_length: int) -> None:
         self.left = SCAN_BUDGET * text_length + 65536
@@ -70,51 +71,116 @@ def object_calls(text: str, names: Collection[str], budget: Budget) -> Iterator[
     openers = [m.start() for m in _OPENER.finditer(text) if m.group(3) in names]
     if not openers:
         return
-    objects = _Objects(text, _bracket_ends(text, budget), budget)
-    for start in objects.owners(openers):
-        if call := _as_call(objects.at(start).value, names, budget):
-            yield call
+    found: set[int] = set()
+    for owner in _Owners(text, budget).find(openers):
+        if id(owner) not in found:
+            found.add(id(owner))
+            if call := _as_call(owner, names, budget):
+                yield call
 
 
-class _Objects:
-    """The text's objects, each read once, when first asked for."""
+class _Owners:
+    """The objects the openers are keys of, found among the text's brackets."""
 
-    def __init__(self, text: str, ends: dict[int, int], budget: Budget) -> None:
-        self.text, self.ends, self.budget = text, ends, budget
-        # An object left open is read up to the next one left open, not to the text's end.
-        unclosed = sorted(start for start, end in ends.items() if end < 0)
-        self.cut_at = dict(pairwise([*unclosed, len(text)]))
+    def __init__(self, text: str, budget: Budget) -> None:
+        self.text, self.budget = text, budget
+        self.ends, self.quoted = _scan(text, budget)
+        self.lines = [m.start() for m in re.finditer("\n", text)] if self.quoted else []
         self.read: dict[int, LooseObject] = {}
+        self.keys: dict[int, dict[str, Any]] = {}  # every key read: where, and its object
 
-    def at(self, start: int) -> LooseObject:
-        if start not in self.read:
-            end = self.ends[start] if self.ends[start] >= 0 else self.cut_at[start]
-            self.budget.spend(end - start)
-            self.read[start] = read_object(self.text[start:end]) or _NOTHING
-        return self.read[start]
-
-    def owners(self, openers: list[int]) -> Iterator[int]:
-        """Where the object each opener is a key of starts, each start once."""
+    def find(self, openers: list[int]) -> Iterator[dict[str, Any]]:
+        """For each opener, the object it is a key of, if one is found."""
         size, ends = len(self.text), self.ends
         starts = iter(sorted(ends))
         upcoming = next(starts, None)
-        around: list[int] = []  # brackets begun before the opener; the innermost last
-        owned: set[int] = set()
+        around: list[int] = []  # brackets begun before the opener, the innermost last
         for opener in openers:
             while upcoming is not None and upcoming < opener:
                 around.append(upcoming)
                 upcoming = next(starts, None)
             while around and _end(ends[around[-1]], size) <= opener:
                 around.pop()
-            for start in reversed(around):
-                self.budget.spend(1)
-                if self.text[start] != "{" or _end(ends[start], size) <= opener:
-                    continue
-                if opener - start in self.at(start).keys:
-                    if start not in owned:
-                        owned.add(start)
-                        yield start
-                    break
+            owner = self.keys.get(opener)
+            if owner is None:
+                owner = self._owner(opener, reversed(around))
+            if owner is not None:
+                yield owner
+
+    def _owner(self, opener: int, around: Iterator[int]) -> dict[str, Any] | None:
+        """The object ``opener`` is a key of, from the nearest candidate out: the brackets
+        around it, then past the first of them whose reading reaches beyond it."""
+        size, ends = len(self.text), self.ends
+        scanned = ((start, True) for start in around if _end(ends[start], size) > opener)
+        for start, was_scanned in heapq.merge(
+            scanned, self._quoted_before(opener), key=lambda c: c[0], reverse=True
+        ):
+            self.budget.spend(1)
+            if self.text[start] != "{":
+                continue
+            read = self._read(start, _end(ends[start], size) if was_scanned else None)
+            if opener in read.keys:
+                return read.keys[opener]
+            if was_scanned and read.reached > opener:
+                return None
+        return None
+
+    def _quoted_before(self, opener: int) -> Iterator[tuple[int, bool]]:
+        """The ``{`` inside strings on the opener's line before it, nearest first."""
+        before = bisect_left(self.lines, opener)
+        line = self.lines[before - 1] + 1 if before else 0
+        first, last = bisect_left(self.quoted, line), bisect_left(self.quoted, opener)
+        return ((self.quoted[i], False) for i in range(last - 1, first - 1, -1))
+
+    def _read(self, start: int, end: int | None) -> LooseObject:
+        """The object at ``start``, read up to ``end`` (None: the end of its line)."""
+        if start not in self.read:
+            if end is None:
+                after = bisect_right(self.lines, start)
+                end = self.lines[after] if after < len(self.lines) else len(self.text)
+            read = read_object(self.text, start, end)
+            assert read is not None  # a "{" starts it
+            self.budget.spend(read.reached - start)
+            self.read[start] = read
+            self.keys.update(read.keys)
+        return self.read[start]
+
+
+def _scan(text: str, budget: Budget) -> tuple[dict[int, int], list[int]]:
+    """Where each bracket outside strings ends (-1: never), and the ``{`` inside strings."""
+    ends: dict[int, int] = {}
+    quoted: list[int] = []
+    stack: list[int] = []
+    # Up to where a quote has no partner: one that found none before its line's end
+    # leaves none for a later one before it (both read the text after them alike).
+    alone = {'"': -1, "'": -1}
+    position, size = 0, len(text)
+    while (position := _OUTSIDE.match(text, position).end()) < size:  # type: ignore[union-attr]
+        char = text[position]
+        if char in "\"'":
+            if position < alone[char]:
+                position += 1
+                continue
+            end = _STRING[char].match(text, position).end()  # type: ignore[union-attr]
+            if not text.startswith(char, end):  # no partner on its line: prose
+                alone[char] = end
+                position += 1
+                continue
+            brace = text.find("{", position, end)
+            while brace >= 0:
+                quoted.append(brace)
+                brace = text.find("{", brace + 1, end)
+            position = end + 1
+            continue
+        if char in "{[":
+            stack.append(position)
+        elif stack:
+            ends[stack.pop()] = position + 1
+        position += 1
+    for opened in stack:
+        ends[opened] = -1
+    budget.spend(size)
+    return ends, quoted
 
 
 def _end(end: int, size: int) -> int:
@@ -138,48 +204,3 @@ def _as_call(obj: dict[str, Any], names: Collection[str], budget: Budget) -> Cal
         written = read_object(arguments)
         arguments = written.value if written else None
     return (name, arguments) if isinstance(arguments, dict) else None
-
-
-def _bracket_ends(text: str, budget: Budget) -> dict[int, int]:
-    """For each ``{`` or ``[``, where its value ends (-1: never), as a scan from it reads it.
-
-    A scan from a bracket knows the end of every bracket it meets outside a string. A
-    bracket it met inside one (a stray quote in prose) is scanned afresh; where that scan
-    meets a bracket already known, the two read the text alike from there on, so it
-    skips the known value, and stops once nothing of its own is left open.
-    """
-    ends: dict[int, int] = {}
-    for bracket in _BRACKET.finditer(text):
-        if bracket.start() not in ends:
-            budget.spend(_scan(text, bracket.start(), ends))
-    return ends
-
-
-def _scan(text: str, position: int, ends: dict[int, int]) -> int:
-    """Scan from the bracket at ``position``, filling ``ends``; returns the length walked."""
-    stack: list[int] = []
-    begin, size = position, len(text)
-    while position < size:
-        position = _OUTSIDE.match(text, position).end()  # type: ignore[union-attr]
-        if position >= size:
-            break
-        char = text[position]
-        if char in "\"'":
-            position = _STRING[char].match(text, position).end()  # type: ignore[union-attr]
-            continue
-        if char in "{[":
-            known = ends.get(position)
-            if known is not None and known < 0:
-                break  # it never closes, so neither does anything open around it
-            if known is not None and not stack:
-                break
-            if known is not None:
-                position = known
-                continue
-            stack.append(position)
-        elif stack:
-            ends[stack.pop()] = position + 1
-        position += 1
-    for opened in stack:
-        ends[opened] = -1
-    return position - begin
