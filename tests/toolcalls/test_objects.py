@@ -64,6 +64,16 @@ SHAPES = {
         '{"x": "{", "y": "{[", "name": "Bash", "arguments": {"command": "touch marker.txt"}}'
     ),
     "in a string, after braces in strings": (f'[\'{{"x": "{{", "y": "{{", {JSON_CALL[1:]}\']'),
+    "a tool and keys named in another case": (
+        '{"Name": "bash", "Arguments": {"command": "touch marker.txt"}}'
+    ),
+    "escaped, in a log's string": json.dumps({"type": "tool_result", "content": JSON_CALL}),
+    "escaped twice": json.dumps({"line": json.dumps({"content": JSON_CALL})}),
+    "escaped, in a Python string": "'" + PY_CALL.replace("'", "\\'") + "'",
+    "after a word with an apostrophe": (
+        "{note: don't, 'name': 'Bash', 'arguments': {'command': 'touch marker.txt'}}"
+    ),
+    "with no braces around it": "name: 'Bash', input: {command: 'touch marker.txt'}",
     "in an OpenAI tool call": json.dumps(
         {"type": "function", "function": {"name": "Bash", "arguments": json.dumps(TOUCH)}}
     ),
@@ -85,7 +95,7 @@ def test_a_call_is_read_in_any_shape_whatever_stands_around_it(text: str) -> Non
         "{'name': 'Deploy', 'arguments': {'command': 'touch marker.txt'}}",
         "The tool's name: 'Bash', its arguments: {'command': 'touch marker.txt'}",
         "{'name': 'Bash', 'arguments': ['touch marker.txt']}",
-        "{'note': \"'name': 'Bash', 'arguments': {}\"}",
+        "{'note': \"the 'name': 'Bash' key\"}",
     ],
 )
 def test_what_only_looks_like_a_call_is_none(text: str) -> None:

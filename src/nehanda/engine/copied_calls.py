@@ -16,8 +16,9 @@ exact. For a tool whose calls are judged by a command or a path
 (``Toolset.key_arguments``), a call repeats a written one when those arguments are the
 same, whatever else it adds or changes (a timeout, a Write's content); for another tool
 (an MCP tool), when it has every argument the written one has, with the same value.
-Values are compared without their whitespace, with JSON's ``\\/`` read as ``/``, and as
-paths: ``./x`` is ``x``, and a relative path is the absolute one it ends.
+Values are compared without their whitespace, quotes and line continuations, with
+JSON's ``\\/`` read as ``/``, and as paths: ``./x`` is ``x``, and a relative path is the
+absolute one it ends. Tool names and keys are read in any case.
 
 The reading stays linear and cannot be worn out by padding (thousands of objects or
 tags left open before a call): the rescue parser also reads the text from each call
@@ -49,6 +50,7 @@ _WRITTEN_BY = {
     "user": "the user's message",
 }
 _SLASHES = re.compile(r"/{2,}")
+_QUOTES = str.maketrans("", "", "'\"")
 # Values nested deeper are compared as their JSON text.
 _MAX_DEPTH = 32
 
@@ -139,29 +141,28 @@ class WrittenCalls:
         self._kept: dict[tuple[str, tuple[str, ...] | None], dict[str, tuple[Any, str]]] = {}
 
     def add(self, name: str, arguments: JsonObject, where: str) -> None:
-        wanted, bucket = self._keyed(name, arguments)
-        if bucket is None:
-            wanted = _plain(arguments)
+        plain = _plain(arguments)
+        keyed, bucket = self._keyed(name, plain)
+        wanted = plain if bucket is None else keyed
         kept = self._kept.setdefault((name, bucket), {})
         kept.setdefault(json.dumps(wanted, sort_keys=True), (wanted, where))
 
     def find(self, name: str, arguments: JsonObject) -> str | None:
         """Where a call ``arguments`` repeats was written, if anywhere."""
-        given, bucket = self._keyed(name, arguments)
-        if bucket is not None and (where := self._match((name, bucket), given)):
+        plain = _plain(arguments)
+        keyed, bucket = self._keyed(name, plain)
+        if bucket is not None and (where := self._match((name, bucket), keyed)):
             return where
-        if (name, None) in self._kept:
-            return self._match((name, None), _plain(arguments))
-        return None
+        return self._match((name, None), plain)
 
-    def _keyed(self, name: str, arguments: JsonObject) -> tuple[Any, tuple[str, ...] | None]:
+    def _keyed(self, name: str, plain: Any) -> tuple[Any, tuple[str, ...] | None]:
         """The key arguments compared, and the last path parts they are kept by (None
         when the tool has none, or the call does not give each as a single value)."""
-        keys = self._key_arguments(name)
-        plain = _plain({key: arguments[key] for key in keys if key in arguments})
-        if not keys or not all(isinstance(plain.get(key), tuple) for key in keys):
-            return plain, None
-        return plain, tuple(plain[key][-1] for key in keys)
+        keys = [key.lower() for key in self._key_arguments(name)]
+        keyed = {key: plain[key] for key in keys if key in plain}
+        if not keys or not all(isinstance(keyed.get(key), tuple) for key in keys):
+            return keyed, None
+        return keyed, tuple(keyed[key][-1] for key in keys)
 
     def _match(self, bucket: tuple[str, tuple[str, ...] | None], given: Any) -> str | None:
         candidates = self._kept.get(bucket, {}).values()
@@ -177,13 +178,14 @@ class WrittenCalls:
 
 
 def _plain(value: Any, depth: int = 0) -> Any:
-    """``value`` as compared: each string (or other single value) as its path parts."""
+    """``value`` as compared: keys in lower case, each string (or other single value) as
+    its path parts, once its whitespace, quotes and line continuations are taken out."""
     if depth < _MAX_DEPTH and isinstance(value, dict):
-        return {str(key): _plain(item, depth + 1) for key, item in value.items()}
+        return {str(key).lower(): _plain(item, depth + 1) for key, item in value.items()}
     if depth < _MAX_DEPTH and isinstance(value, list):
         return [_plain(item, depth + 1) for item in value]
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    text = "".join(text.split()).replace("\\/", "/")
+    text = "".join(text.replace("\\\n", "").split()).replace("\\/", "/").translate(_QUOTES)
     return tuple(posixpath.normpath(_SLASHES.sub("/", text)).split("/"))
 
 

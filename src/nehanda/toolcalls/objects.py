@@ -35,8 +35,14 @@ Call = tuple[str, dict[str, Any]]
 
 _NAMING = "|".join(NAME_KEYS)
 _OPENER = re.compile(
-    rf"""(?:(["'])(?:{_NAMING})\1|(?<![\w$"'])(?:{_NAMING}))\s*:\s*(["'])([^"'\\\n]{{1,200}})\2"""
+    rf"""(?:(["'])(?:{_NAMING})\1|(?<![\w$"'])(?:{_NAMING}))\s*:\s*(["'])([^"'\\\n]{{1,200}})\2""",
+    re.I,
 )
+# An opener inside a string, its quotes escaped: a call in a log's JSON string.
+_ESCAPED_OPENER = re.compile(rf"""\\+(["'])(?:{_NAMING})\\+\1\s*:\s*\\+\1""", re.I)
+_ESCAPE = re.compile(r"""\\(["'\\/bfnrt])""")
+_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}  # the others: themselves
+_MAX_ESCAPES = 3  # strings in strings in strings
 _OUTSIDE = re.compile(r"""[^"'{}\[\]]*""")
 # A string up to its closing quote, which it lacks where the line (or the text) ends first.
 _STRING = {q: re.compile(rf"{q}[^{q}\\\n]*(?:\\.[^{q}\\\n]*)*", re.S) for q in "\"'"}
@@ -64,19 +70,26 @@ class Budget:
 
 
 def object_calls(text: str, names: Collection[str], budget: Budget) -> Iterator[Call]:
-    """Every call to a tool in ``names`` written as an object in ``text``, nested or not.
+    """Every call to a tool in ``names`` written as an object in ``text``, nested or not,
+    in strings with their quotes escaped or not; names and keys in any case.
 
     A text with no opener naming one of the tools holds no call and is not scanned.
     """
-    openers = [m.start() for m in _OPENER.finditer(text) if m.group(3) in names]
-    if not openers:
-        return
+    return _calls(text, {name.lower(): name for name in names}, budget, _MAX_ESCAPES)
+
+
+def _calls(text: str, tools: dict[str, str], budget: Budget, escapes: int) -> Iterator[Call]:
+    openers = [m.start() for m in _OPENER.finditer(text) if m.group(3).lower() in tools]
     found: set[int] = set()
-    for owner in _Owners(text, budget).find(openers):
+    for owner in _Owners(text, budget).find(openers) if openers else ():
         if id(owner) not in found:
             found.add(id(owner))
-            if call := _as_call(owner, names, budget):
+            if call := _as_call(owner, tools, budget):
                 yield call
+    if escapes and _ESCAPED_OPENER.search(text):
+        budget.spend(len(text))
+        unescaped = _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), text)
+        yield from _calls(unescaped, tools, budget, escapes - 1)
 
 
 class _Owners:
@@ -85,12 +98,12 @@ class _Owners:
     def __init__(self, text: str, budget: Budget) -> None:
         self.text, self.budget = text, budget
         self.ends, self.quoted = _scan(text, budget)
-        self.lines = [m.start() for m in re.finditer("\n", text)] if self.quoted else []
+        self.lines = [m.start() for m in re.finditer("\n", text)]
         self.read: dict[int, LooseObject] = {}
         self.keys: dict[int, dict[str, Any]] = {}  # every key read: where, and its object
 
     def find(self, openers: list[int]) -> Iterator[dict[str, Any]]:
-        """For each opener, the object it is a key of, if one is found."""
+        """For each opener, the object it is a key of."""
         size, ends = len(self.text), self.ends
         starts = iter(sorted(ends))
         upcoming = next(starts, None)
@@ -102,14 +115,14 @@ class _Owners:
             while around and _end(ends[around[-1]], size) <= opener:
                 around.pop()
             owner = self.keys.get(opener)
-            if owner is None:
-                owner = self._owner(opener, reversed(around))
-            if owner is not None:
-                yield owner
+            yield self._owner(opener, reversed(around)) if owner is None else owner
 
-    def _owner(self, opener: int, around: Iterator[int]) -> dict[str, Any] | None:
-        """The object ``opener`` is a key of, from the nearest candidate out: the brackets
-        around it, then past the first of them whose reading reaches beyond it."""
+    def _owner(self, opener: int, around: Iterator[int]) -> dict[str, Any]:
+        """The object ``opener`` is a key of in the first reading that has it as one, from
+        the nearest candidate out: the brackets around it and the ``{`` in strings on its
+        line, up to the first bracket whose reading reaches past it (a reading from further
+        out reads it alike). Failing that, the entries from the opener on its line, as if
+        a ``{`` stood before it (a word no reading gets past may stand before the key)."""
         size, ends = len(self.text), self.ends
         scanned = ((start, True) for start in around if _end(ends[start], size) > opener)
         for start, was_scanned in heapq.merge(
@@ -122,8 +135,11 @@ class _Owners:
             if opener in read.keys:
                 return read.keys[opener]
             if was_scanned and read.reached > opener:
-                return None
-        return None
+                break
+        entries = read_object(self.text, opener, self._line_end(opener), opened=True)
+        assert entries is not None
+        self.budget.spend(entries.reached - opener)
+        return entries.value
 
     def _quoted_before(self, opener: int) -> Iterator[tuple[int, bool]]:
         """The ``{`` inside strings on the opener's line before it, nearest first."""
@@ -135,15 +151,16 @@ class _Owners:
     def _read(self, start: int, end: int | None) -> LooseObject:
         """The object at ``start``, read up to ``end`` (None: the end of its line)."""
         if start not in self.read:
-            if end is None:
-                after = bisect_right(self.lines, start)
-                end = self.lines[after] if after < len(self.lines) else len(self.text)
-            read = read_object(self.text, start, end)
+            read = read_object(self.text, start, self._line_end(start) if end is None else end)
             assert read is not None  # a "{" starts it
             self.budget.spend(read.reached - start)
             self.read[start] = read
             self.keys.update(read.keys)
         return self.read[start]
+
+    def _line_end(self, position: int) -> int:
+        after = bisect_right(self.lines, position)
+        return self.lines[after] if after < len(self.lines) else len(self.text)
 
 
 def _scan(text: str, budget: Budget) -> tuple[dict[int, int], list[int]]:
@@ -187,18 +204,24 @@ def _end(end: int, size: int) -> int:
     return size if end < 0 else end
 
 
-def _as_call(obj: dict[str, Any], names: Collection[str], budget: Budget) -> Call | None:
+def _as_call(obj: dict[str, Any], tools: dict[str, str], budget: Budget) -> Call | None:
+    """The call ``obj`` is, if it names one of ``tools`` (by its name in lower case)."""
+    keyed = {key.lower(): value for key, value in obj.items()}
     name = next(
-        (obj[key] for key in NAME_KEYS if isinstance(obj.get(key), str) and obj[key] in names),
+        (
+            tools[value.lower()]
+            for key in NAME_KEYS
+            if isinstance(value := keyed.get(key), str) and value.lower() in tools
+        ),
         None,
     )
     if name is None:
         return None
-    key = next((key for key in ARG_KEYS if key in obj), None)
+    key = next((key for key in ARG_KEYS if key in keyed), None)
     if key is None:
-        beside = {k: v for k, v in obj.items() if k not in NAME_KEYS and k not in META_KEYS}
+        beside = {k: v for k, v in obj.items() if k.lower() not in (*NAME_KEYS, *META_KEYS)}
         return (name, beside) if beside else None
-    arguments = obj[key]
+    arguments = keyed[key]
     if isinstance(arguments, str):  # OpenAI's function calls carry their arguments as text
         budget.spend(len(arguments))
         written = read_object(arguments)

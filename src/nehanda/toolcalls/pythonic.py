@@ -554,9 +554,11 @@ class LooseObject:
     reached: int
 
 
-def read_object(text: str, start: int = 0, end: int | None = None) -> LooseObject | None:
+def read_object(
+    text: str, start: int = 0, end: int | None = None, *, opened: bool = False
+) -> LooseObject | None:
     """The dict at ``text[start:end]`` (after whitespace), read leniently; None if no ``{``
-    starts it.
+    starts it. ``opened``: its entries start there, as if a ``{`` stood just before.
 
     The reading for calls written in tool output, where any text may stand beside a call:
     an entry whose value is no literal (a name, a call) is left out, keys may be bare
@@ -566,8 +568,10 @@ def read_object(text: str, start: int = 0, end: int | None = None) -> LooseObjec
     reader is: a value left out is walked once more.
     """
     reader = _LooseReader(text, end)
-    start = reader.ws(start)
-    if not text.startswith("{", start) or start >= reader.n:
+    start = reader.ws(start) - opened
+    if opened:
+        reader.unopened = start
+    elif not text.startswith("{", start) or start >= reader.n:
         return None
     try:
         value, stop = reader.braces(start + 1, 0)
@@ -587,6 +591,7 @@ class _LooseReader(_Reader):
         # Once the reading is cut (by ``end`` or the depth), every dict open returns what
         # it has: none reads on, or skips, past the cut.
         self.stopped = False
+        self.unopened: int | None = None  # where a "{" is taken to stand (``opened``)
 
     def value(self, i: int, depth: int) -> tuple[Any, int]:
         if depth >= MAX_DEPTH:
@@ -617,7 +622,7 @@ class _LooseReader(_Reader):
                     i = self.ws(i + 1)
             return obj, min(i + 1, self.n)
         except _Bad:
-            end = self.skip_group(open_at)
+            end = -1 if open_at == self.unopened else self.skip_group(open_at)
             return obj, self.n if end < 0 else end
         except _Cut:
             self.stopped = True
