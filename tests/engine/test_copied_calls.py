@@ -164,12 +164,12 @@ def test_a_repeat_is_judged_by_what_the_call_does(
 @pytest.mark.parametrize(
     "padding",
     [
-        '{"x": ' * 4000,  # the audit's file: objects left open to the end
-        '{"name": "Bash", "arguments": {"x": ' * 4000,  # openers left open
-        "{'name': 'Bash', " * 4000,
-        '"{' * 4000,  # brackets inside strings
-        '{"a": "\\"' * 4000,  # escapes that change how quotes pair
-        "[" * 20000,
+        '{"x": ' * 1000,  # the audit's file: objects left open to the end
+        '{"name": "Bash", "arguments": {"x": ' * 1000,  # openers left open
+        "{'name': 'Bash', " * 1000,
+        '"{' * 1000,  # brackets inside strings
+        '{"a": "\\"' * 1000,  # escapes that change how quotes pair
+        "[" * 5000,
     ],
     ids=["unclosed", "unclosed-openers", "python-openers", "quoted-brackets", "escapes", "arrays"],
 )

@@ -116,18 +116,19 @@ def test_the_lenient_reading_keeps_what_it_can_read() -> None:
     assert read.value == {"a": 1, "c": [1, 2], "d": {}, "f": "g"}
 
 
-# Padding that would make a reading give up or take the text's square, before a call.
+# Padding that would make a reading give up or take the text's square, before a call: a
+# square is hundreds of times the length at these sizes, well past the bound.
 PADDING = {
-    "objects left open": '{"x": ' * 20_000,
-    "openers left open": '{"name": "Bash", "arguments": {"x": ' * 5_000,
-    "Python openers left open": "{'name': 'Bash', " * 10_000,
-    "openers closed, nested": '{"name": "Bash", "arguments": {"x": ' * 3_000 + "1" + "}}" * 3_000,
-    "quoted brackets": '"{' * 40_000,
-    "quoted Python brackets": "'{" * 40_000,
-    "escapes": '{"a": "\\"' * 20_000,
-    "escaped quotes on one line": "'" + "\\'" * 40_000,
-    "arrays": "[" * 80_000,
-    "braces in strings before a name": '{"x": "{", ' * 10_000,
+    "objects left open": '{"x": ' * 2_000,
+    "openers left open": '{"name": "Bash", "arguments": {"x": ' * 500,
+    "Python openers left open": "{'name': 'Bash', " * 1_000,
+    "openers closed, nested": '{"name": "Bash", "arguments": {"x": ' * 300 + "1" + "}}" * 300,
+    "quoted brackets": '"{' * 4_000,
+    "quoted Python brackets": "'{" * 4_000,
+    "escapes": '{"a": "\\"' * 2_000,
+    "escaped quotes on one line": "'" + "\\'" * 4_000,
+    "arrays": "[" * 8_000,
+    "braces in strings before a name": '{"x": "{", ' * 1_000,
 }
 
 

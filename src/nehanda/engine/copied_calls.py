@@ -68,7 +68,7 @@ class ToolOutputCalls:
         self._plain_output = plain_output
         self._names = frozenset(spec.name for spec in tools)
         self._schemas = {spec.name: spec.input_schema for spec in tools}
-        self._written = WrittenCalls(key_arguments)
+        self._written = _WrittenCalls(key_arguments)
         # Messages taken in but not read yet: reading waits for a call to check, so
         # that the first request goes out without the parser.
         self._unread: list[Message] = []
@@ -127,7 +127,7 @@ class ToolOutputCalls:
         yield from object_calls(text, self._names, Budget(len(text)))
 
 
-class WrittenCalls:
+class _WrittenCalls:
     """Calls as written, found again by the arguments that say what a call does.
 
     A written call is kept as what a repeat must match: its key arguments when it gives
