@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from nehanda.events import MessageEnd, StreamEvent, TextDelta, ToolUseEnd, ToolUseStart
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.tools.registry import check_call
+from nehanda.tools.registry import check_call, key_arguments
 from nehanda.types import CheckedCall, ToolResult, Toolset, ToolSpec, ToolUse, Usage
 
 ToolRunner = Callable[[ToolUse], Awaitable[ToolResult]]
@@ -76,6 +76,9 @@ class FakeToolset:
 
     def plain_output(self, content: str) -> str:
         return content
+
+    def key_arguments(self, name: str) -> tuple[str, ...]:
+        return key_arguments(name)
 
 
 async def run_through(toolset: Toolset, use: ToolUse) -> ToolResult:

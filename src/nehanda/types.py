@@ -166,6 +166,11 @@ class Toolset(Protocol):
         """Tool output with the tools' own framing taken away (Read's line numbers), as
         the engine reads it for calls the model may have copied from it."""
 
+    def key_arguments(self, name: str) -> tuple[str, ...]:
+        """The arguments that say what a call to ``name`` does, as permissions judge it:
+        the command it runs, the path it works on; none for a tool without them (an MCP
+        tool). The engine compares these to tell a call copied from tool output."""
+
 
 @dataclass(frozen=True)
 class Usage:

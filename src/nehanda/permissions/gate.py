@@ -116,6 +116,9 @@ class ToolGate:
     def plain_output(self, content: str) -> str:
         return self.inner.plain_output(content)
 
+    def key_arguments(self, name: str) -> tuple[str, ...]:
+        return self.inner.key_arguments(name)
+
     async def run(
         self, checked: CheckedCall, started: Callable[[], None] | None = None
     ) -> ToolResult:

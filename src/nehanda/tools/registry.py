@@ -58,6 +58,14 @@ def plain_output(content: str) -> str:
     return content
 
 
+def key_arguments(name: str) -> tuple[str, ...]:
+    """The command and path arguments of the built-in tool ``name``; none for another."""
+    tool = BUILTIN_TOOLS.get(name)
+    if tool is None:
+        return ()
+    return tuple(key for key in (tool.command_argument, tool.path_argument) if key is not None)
+
+
 def check_call(tool_use: ToolUse) -> CheckedCall | ToolResult:
     """The call with its validated arguments, or the error result that answers it.
 
@@ -133,6 +141,7 @@ class BuiltinTools:
     context: ToolContext
     check = staticmethod(check_call)
     plain_output = staticmethod(plain_output)
+    key_arguments = staticmethod(key_arguments)
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:

@@ -52,6 +52,9 @@ class WithMcp:
     def plain_output(self, content: str) -> str:
         return self.inner.plain_output(content)
 
+    def key_arguments(self, name: str) -> tuple[str, ...]:
+        return self.inner.key_arguments(name)  # none for an MCP tool: the inner has none
+
     def check(self, use: ToolUse) -> CheckedCall | ToolResult:
         if use.name == search.NAME and self.deferred:
             return self._check_search(use)
