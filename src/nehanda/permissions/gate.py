@@ -57,7 +57,7 @@ from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
 from nehanda.tools.output import cap_output
-from nehanda.tools.paths import is_inside
+from nehanda.tools.paths import is_inside, resolve_path
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import CheckedCall, Refusal, ToolResult, Toolset, ToolSpec, ToolUse
 
@@ -210,6 +210,9 @@ class ToolGate:
             return decision
         held = box.may_read if tool.read_only else box.may_write
         closed = [path for path in decision.outside if not held(path)]
+        if not tool.read_only:  # inside the workspace too: nehanda's own .venv there
+            written = [resolve_path(raw, self.workspace) for raw in tool.paths(use.input) or ()]
+            closed += [path for path in written if box.keeps_read_only(path)]
         if not closed:
             return decision
         verb = "read" if tool.read_only else "write"
