@@ -23,6 +23,7 @@ import os
 import re
 import select
 import signal
+import termios
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import IO, Any, TextIO, cast
@@ -95,7 +96,7 @@ class KeyReader:
 
     def drop_pending(self) -> None:
         """What was typed and not read yet is dropped: it was typed before the question."""
-        while self.pending() and self.read():
+        while self.pending() and self.read() is not None:
             pass
         self._decode.reset()
 
@@ -124,15 +125,13 @@ class KeyReader:
             if self._paste is not None:
                 text = self._pasted(text, presses)
                 continue
-            start = text.find(_PASTE_START)
-            head = text if start < 0 else text[:start]
-            if start < 0:
+            head, start, text = text.partition(_PASTE_START)
+            if not start:
                 self._carry = _mark_start(head, _PASTE_START)
                 head = head[: len(head) - len(self._carry)]
             presses += self._typed(head)
-            if start < 0:
-                break
-            self._paste, text = [], text[start + len(_PASTE_START) :]
+            if start:
+                self._paste = []
         return presses
 
     def flush(self) -> list[KeyPress]:
@@ -156,15 +155,15 @@ class KeyReader:
     def _pasted(self, text: str, presses: list[KeyPress]) -> str:
         """Adds ``text`` to the paste; what follows its end is returned."""
         assert self._paste is not None
-        end = text.find(_PASTE_END)
-        if end < 0:
-            self._carry = _mark_start(text, _PASTE_END)
-            self._paste.append(text[: len(text) - len(self._carry)])
+        content, end, rest = text.partition(_PASTE_END)
+        if not end:
+            self._carry = _mark_start(content, _PASTE_END)
+            self._paste.append(content[: len(content) - len(self._carry)])
             return ""
-        self._paste.append(text[:end])
+        self._paste.append(content)
         presses.append(KeyPress(Keys.BracketedPaste, "".join(self._paste)))
         self._paste = None
-        return text[end + len(_PASTE_END) :]
+        return rest
 
     def _typed(self, text: str) -> list[KeyPress]:
         if not text:
@@ -187,8 +186,6 @@ _Mode = list[Any]  # termios's attribute list
 
 def _keep_signals(fd: int) -> _Mode | None:
     """The terminal's mode with its signals on again, as set; None off a terminal."""
-    import termios
-
     try:
         mode: _Mode = termios.tcgetattr(fd)
         mode[3] |= termios.ISIG
@@ -199,8 +196,6 @@ def _keep_signals(fd: int) -> _Mode | None:
 
 
 def _set_mode(fd: int, mode: _Mode) -> None:
-    import termios
-
     with suppress(termios.error):  # a terminal that has gone has no modes
         termios.tcsetattr(fd, termios.TCSANOW, mode)
 
