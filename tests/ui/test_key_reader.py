@@ -6,11 +6,14 @@ range it may move in is pinned in ``pyproject.toml``)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import pty
 import termios
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from prompt_toolkit.keys import Keys
 
 from nehanda.ui.key_reader import KeyReader
@@ -111,3 +114,26 @@ def test_a_paste_the_reading_ends_in_is_kept_and_what_is_half_read_dropped() -> 
     finally:
         os.close(master)
         os.close(slave)
+
+
+@given(
+    st.text(alphabet=st.sampled_from("ab\n\x1b[20~1é")),
+    st.lists(st.integers(min_value=0, max_value=60), max_size=8),
+)
+def test_a_bracketed_paste_reads_the_same_however_the_reads_cut_it(
+    content: str, cuts: list[int]
+) -> None:
+    while "\x1b[201~" in content:  # the paste's end, which a paste cannot hold
+        content = content.replace("\x1b[201~", "")
+    sent = f"x\x1b[200~{content}\x1b[201~y"
+    master, slave = pty.openpty()
+    try:
+        with os.fdopen(slave, "r", closefd=False) as stream:
+            reader = KeyReader(stream)
+            bounds = [0, *sorted(min(cut, len(sent)) for cut in cuts), len(sent)]
+            presses = [p for a, b in itertools.pairwise(bounds) for p in reader.keys(sent[a:b])]
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert [press.data for press in presses] == ["x", content, "y"]
+    assert presses[1].key == Keys.BracketedPaste
