@@ -1,4 +1,4 @@
-"""The package's shape: its public surface, and which layers an import loads."""
+"""The package's shape: its public surface, and what an import or a first request loads."""
 
 from __future__ import annotations
 
@@ -13,59 +13,34 @@ import pytest
 
 import nehanda
 
-# Each import, in a fresh interpreter, and the packages it must not load.
-LAYERS = {
-    "nehanda.toolcalls": (
-        "fs",
-        "config",
-        "providers",
-        "tools",
-        "permissions",
-        "ui",
-        "engine",
-        "cli",
-    ),
-    "nehanda.providers.openai_compat": ("tools", "permissions", "ui", "engine", "cli"),
-    "nehanda.providers.ollama": ("tools", "permissions", "ui", "engine", "cli"),
-    "nehanda.providers.anthropic": ("tools", "permissions", "ui", "engine", "cli"),
-    "nehanda.providers.rescue": ("tools", "permissions", "ui", "engine", "cli"),
-    "nehanda.providers.calling": ("tools", "permissions", "ui", "engine", "cli"),
-    "nehanda.sandbox.confine": ("toolcalls", "config", "providers", "tools", "permissions", "ui"),
-    "nehanda.secret_env": ("sandbox", "toolcalls", "config", "providers", "tools", "engine"),
-    "nehanda.config.settings": ("providers", "tools", "permissions", "ui", "engine", "cli"),
-    "nehanda.tools.registry": ("permissions", "ui", "engine", "cli"),
-    "nehanda.tools.mcp.toolset": ("permissions", "ui", "engine", "cli"),
-    "nehanda.permissions.gate": ("ui", "engine", "cli"),
-    "nehanda.engine.loop": ("tools", "permissions", "ui", "cli"),
-    "nehanda.exam.report": ("permissions", "ui", "cli"),
-    "nehanda.exam.save": ("tools", "permissions", "engine", "ui", "cli"),
-    "nehanda.serve.app": ("tools", "permissions", "ui", "engine", "cli"),
-    "nehanda": ("toolcalls", "config", "providers", "tools", "permissions", "engine", "ui"),
-}
-
 
 def loaded_by(module: str) -> list[str]:
+    """The modules that importing ``module`` loads in a fresh interpreter."""
     script = f"import json, sys, {module}; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     ).stdout
-    return [name for name in json.loads(out) if name.startswith("nehanda")]
+    loaded: list[str] = json.loads(out)
+    return loaded
 
 
-@pytest.mark.parametrize(("module", "above"), list(LAYERS.items()))
-def test_an_import_loads_no_layer_above_it(module: str, above: tuple[str, ...]) -> None:
-    loaded = loaded_by(module)
-    assert module in loaded
-    higher = [name for name in loaded if name.split(".")[1:2] and name.split(".")[1] in above]
-    assert higher == []
+# Which package may import which is pyproject.toml's import-linter contract
+# (tests/test_layers.py); these check what an import loads, which is start-up time.
+def test_the_package_root_loads_only_the_core_values() -> None:
+    loaded = [name for name in loaded_by("nehanda") if name.startswith("nehanda")]
+    assert sorted(loaded) == ["nehanda", "nehanda.errors", "nehanda.events", "nehanda.types"]
+
+
+@pytest.mark.parametrize("adapter", ["openai_compat", "anthropic", "ollama"])
+def test_a_provider_adapter_loads_neither_the_rescue_parser_nor_discovery(adapter: str) -> None:
+    loaded = loaded_by(f"nehanda.providers.{adapter}")
+    assert f"nehanda.providers.{adapter}" in loaded
+    heavy = ("nehanda.toolcalls", "nehanda.providers.discovery", "regex", "jsonschema")
+    assert [name for name in loaded if name.startswith(heavy)] == []
 
 
 def test_the_command_line_loads_neither_the_exam_nor_the_settings_writer() -> None:
-    script = "import json, sys, nehanda.cli.main; print(json.dumps(sorted(sys.modules)))"
-    out = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
-    ).stdout
-    loaded = json.loads(out)
+    loaded = loaded_by("nehanda.cli.main")
     assert [name for name in loaded if name.startswith(("nehanda.exam", "tomlkit"))] == []
     assert "nehanda.config.writer" not in loaded
 
@@ -138,7 +113,7 @@ def test_a_run_sends_its_first_request_before_loading_the_engine(tmp_path: Path)
     within = [(f"nehanda.{m}", f"nehanda.{m}.") for m in later]
     assert [n for n in probe if any(n == m or n.startswith(sub) for m, sub in within)] == []
     assert "nehanda.tools.registry" in chat and "nehanda.permissions.gate" in chat
-    unwanted = ("httpx._main", "rich", "pygments", "regex", "nehanda.toolcalls")
+    unwanted = ("httpx._main", "rich", "pygments", "regex", "nehanda.toolcalls", "jsonschema")
     assert [name for name in chat if name.split(".")[0] in unwanted or name in unwanted] == []
     assert "importlib.metadata" not in chat
     assert "nehanda.providers.discovery" not in chat

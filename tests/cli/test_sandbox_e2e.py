@@ -392,6 +392,40 @@ def test_permissions_and_doctor_show_what_the_kernel_enforces(tmp_path: Path) ->
 
 
 @no_landlock
+def test_under_yes_write_leaves_code_nehanda_runs_alone_inside_the_workspace(
+    tmp_path: Path,
+) -> None:
+    """nehanda started in the home folder: uv's cache, where uvx keeps an installed
+    nehanda, lies inside the workspace, and no command may change it; --yes does not let
+    Write change it either, while the rest of the workspace is written as usual."""
+    place = make_place(tmp_path)
+    installed = place.home / ".cache" / "uv" / "archive-v0" / "e1" / "bin" / "nehanda"
+    installed.parent.mkdir(parents=True)
+    installed.write_text("#!/bin/sh\n")
+    calls = [
+        ("Write", {"file_path": str(installed), "content": "evil\n"}),
+        ("Write", {"file_path": "made.txt", "content": "ok\n"}),
+    ]
+    server = ScriptedServer()
+    try:
+        server.stream(calls_stream(calls)).stream("e2e_vllm_answer.sse")
+        done = nehanda(
+            *("run", "files", "--yes", "--output", "json", "--provider", "vllm"),
+            *("--base-url", server.base_url, "--model", "q"),
+            cwd=place.home,
+            env=place.env,
+        )
+        assert done.returncode == 0, done.stderr
+        messages = server.received("/v1/chat/completions")[1].body["messages"]
+    finally:
+        server.close()
+    results = [m["content"] for m in messages if m["role"] == "tool"]
+    assert results[0].startswith("Permission denied"), results[0]
+    assert "the sandbox lets no command write" in results[0]
+    assert installed.read_text() == "#!/bin/sh\n"
+    assert (place.home / "made.txt").read_text() == "ok\n"
+
+
 def test_under_yes_the_file_tools_reach_no_further_than_a_command(tmp_path: Path) -> None:
     """Read and Write run in nehanda itself: --yes lets them go only where the sandbox
     would let a command go (here they are refused, there being no terminal to ask)."""

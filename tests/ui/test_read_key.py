@@ -1,5 +1,6 @@
 """``read_key`` on a real pseudo-terminal: one key, and never an answer made of the first
-byte of something longer (an arrow key's escape sequence, a paste)."""
+byte of something longer (an arrow key's escape sequence, a paste), nor a key typed
+before it was asked for."""
 
 from __future__ import annotations
 
@@ -28,12 +29,31 @@ def test_one_read_is_one_key(typed: bytes, key: str) -> None:
     async def read() -> str:
         with os.fdopen(slave, "r", closefd=False) as stream:
             pending = asyncio.ensure_future(read_key(stream))
-            await asyncio.sleep(0.05)  # the terminal is set up before the key comes
+            await asyncio.sleep(0)  # read_key runs until it waits for the key
             os.write(master, typed)
             return await pending
 
     try:
         assert asyncio.run(read()) == key
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_key_typed_before_it_was_asked_for_never_answers() -> None:
+    master, slave = os.openpty()
+
+    async def read() -> str:
+        with os.fdopen(slave, "r", closefd=False) as stream:
+            os.write(master, b"y")
+            assert os.read(master, 16) == b"y"  # echoed: the terminal holds it
+            pending = asyncio.ensure_future(read_key(stream))
+            await asyncio.sleep(0)
+            os.write(master, b"n")
+            return await pending
+
+    try:
+        assert asyncio.run(read()) == "n"
     finally:
         os.close(master)
         os.close(slave)

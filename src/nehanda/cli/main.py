@@ -451,18 +451,20 @@ def _no_plugins() -> tuple[()]:
     return ()
 
 
-# nehanda uses no pydantic plugins. pydantic looks for them (its module importing
-# importlib.metadata, then the entry points of every installed distribution) as the
-# first model is built, unless this module stands in for the one that looks. Its
-# documented switch, PYDANTIC_DISABLE_PLUGINS, would reach every child's environment
-# and turn off the plugins of the user's own programs too.
+# Neither httpx nor pydantic offers a supported way to skip start-up work that nehanda
+# never uses, so main() puts two stand-ins in sys.modules before either is imported.
+# httpx 0.29's __init__ imports its own command line (click, rich, pygments) unless that
+# import fails, which a None there makes it do: without it the first request leaves about
+# 30 ms later (bench/startup.py). pydantic's plugin loader imports importlib.metadata at
+# its top, then reads every installed distribution's entry points as the first model is
+# built; nehanda uses no plugins. Its documented switch, PYDANTIC_DISABLE_PLUGINS, skips
+# only the reading (the first request still 4 ms later), and set in our environment it
+# would turn off the plugins of the user's own programs that Bash and MCP servers start.
 _NO_PYDANTIC_PLUGINS = types.ModuleType("pydantic.plugin._loader")
 _NO_PYDANTIC_PLUGINS.get_plugins = _no_plugins  # type: ignore[attr-defined]
 
 
 def main(argv: list[str] | None = None) -> None:
-    # httpx imports its own command line (click, rich, pygments: a quarter of its import
-    # time) unless that import fails, which a None in sys.modules makes it do.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     sys.modules.setdefault("pydantic.plugin._loader", _NO_PYDANTIC_PLUGINS)
     from nehanda.config.environ import capture_startup_environ

@@ -3,7 +3,8 @@
 On a terminal a small prompt_toolkit application draws the list below the prompt: Up and
 Down (or k and j) move, Enter picks, a number picks that row (with more than nine rows,
 the digits typed go to that row and Enter picks it), Esc or Ctrl-C cancels. The current
-item is marked and the cursor starts on it; a long list scrolls. Where no terminal is
+item is marked and the cursor starts on it; a long list scrolls. Its keys come from
+``ui.key_reader.key_input``, the input every other question reads. Where no terminal is
 drawn (a pipe, ``TERM=dumb``), the list is printed numbered and a number is read from
 the REPL's own line reader, so that no second reader races it for stdin.
 
@@ -121,6 +122,7 @@ async def _pick_on_terminal(
     from prompt_toolkit.layout.controls import FormattedTextControl
 
     from nehanda.cli.repl_input import terminal_output
+    from nehanda.ui.key_reader import key_input
 
     values = [choice.value for choice in choices]
     state = Picker(len(choices), values.index(current) if current in values else 0)
@@ -141,6 +143,7 @@ async def _pick_on_terminal(
     app: Application[Choice | None] = Application(
         layout=Layout(Window(FormattedTextControl(text, show_cursor=False))),
         key_bindings=keys,
+        input=key_input(sys.stdin),
         output=terminal_output(sys.stdout),
         erase_when_done=True,
     )

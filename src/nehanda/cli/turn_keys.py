@@ -7,7 +7,7 @@ arrive together with a newline among them are a paste: its newlines are kept as 
 and queue nothing (a person's Enter arrives on its own).
 
 On a terminal only. For the turn the terminal reads keys one by one without echo
-(Ctrl-C still signals), read through prompt_toolkit's VT100 parser; the approval prompt
+(Ctrl-C still signals), read through ``ui.key_reader``; the approval prompt
 has the terminal to itself while it asks (``paused``), and no key typed ahead before it
 appeared can answer it. Only an Esc on its own stops: one that leads other keys read with
 it is Alt's (Alt-b, Alt-Up), and a sequence cut short does nothing.
@@ -16,20 +16,16 @@ it is Alt's (Alt-b, Alt-Up), and a sequence cut short does nothing.
 from __future__ import annotations
 
 import asyncio
-import codecs
-import os
 import re
-import select
-import signal
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
-from prompt_toolkit.input.vt100_parser import Vt100Parser
-from prompt_toolkit.key_binding.key_processor import KeyPress
+from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
+
+from nehanda.ui.key_reader import CONTROL_SEQUENCE, KeyReader
 
 _ESCAPE_WAIT = 0.05  # how long a lone ESC waits to become part of a sequence
 _ENTER = (Keys.ControlM, Keys.ControlJ)
@@ -39,8 +35,6 @@ _UNTYPED = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e"
     "\u2060-\u2064\u2066-\u2069\ufeff]"
 )
-_CONTROL = re.compile("([\x00-\x1f\x7f])")
-_CSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
 @dataclass
@@ -126,7 +120,7 @@ def _lines(count: int) -> str:
 def _text(press: KeyPress) -> str | None:
     """What ``press`` adds to the line, if it is text."""
     if press.key == Keys.BracketedPaste:
-        text = _CSI.sub("", press.data).replace("\r\n", "\n").replace("\r", "\n")
+        text = CONTROL_SEQUENCE.sub("", press.data).replace("\r\n", "\n").replace("\r", "\n")
         return _UNTYPED.sub("", text)
     key = press.key
     if not isinstance(key, Keys) and len(key) == 1 and not _UNTYPED.match(key):
@@ -140,46 +134,32 @@ class TurnKeys:
 
     def __init__(self, stream: TextIO, cycle: Callable[[], None], stop: Callable[[], None]) -> None:
         self.typed = TypeAhead()
-        self._fd = stream.fileno()
+        self._reader = KeyReader(stream)
         self._actions = {"cycle": cycle, "stop": stop}
-        self._presses: list[KeyPress] = []
-        self._parser = Vt100Parser(self._presses.append)
-        self._decode = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._flush: asyncio.TimerHandle | None = None
-        self._reading = False
+        self._attached: ExitStack | None = None
         self._in_turn = False
 
     @contextmanager
     def reading(self) -> Iterator[TypeAhead]:
         """The keys of one turn; the terminal is as it was once the turn ends."""
-        import termios
-        import tty
-
-        saved = termios.tcgetattr(self._fd)
-        loop = asyncio.get_running_loop()
-        try:
-            tty.setcbreak(self._fd)
-            # Back from Ctrl-Z, the shell has put its own terminal modes back.
-            loop.add_signal_handler(signal.SIGCONT, tty.setcbreak, self._fd)
-            self._start()
-            self._in_turn = True
-            yield self.typed
-        finally:
-            self._in_turn = False
-            self._stop()
-            loop.remove_signal_handler(signal.SIGCONT)
-            # Whatever is left half-read is dropped: an ESC flushed now would cancel the
-            # turn as it ends.
-            self._end_paste()
-            self._decode.reset()
-            with suppress(termios.error):  # a terminal that has gone has no modes to restore
-                termios.tcsetattr(self._fd, termios.TCSADRAIN, saved)
+        with self._reader.keys_mode(resume=True):
+            try:
+                self._start()
+                self._in_turn = True
+                yield self.typed
+            finally:
+                self._in_turn = False
+                self._stop()
+                # Whatever is left half-read is dropped: an ESC flushed now would cancel
+                # the turn as it ends. A paste cut short is kept as far as it came.
+                self._act(self.typed.keys(self._reader.end()))
 
     @contextmanager
     def paused(self) -> Iterator[None]:
         """No key is read inside: someone else (the approval prompt) reads them. Keys
         pressed before are kept as typed, so that none answers the approval prompt."""
-        if not self._reading:
+        if self._attached is None:
             yield
             return
         self.take_typed()
@@ -192,21 +172,21 @@ class TurnKeys:
     def take_typed(self) -> None:
         """The keys typed but not read yet, read into the type-ahead now (whoever reads
         keys next is shown only after they were pressed); outside a turn, nothing."""
-        while self._in_turn and select.select([self._fd], [], [], 0)[0] and self._read():
+        while self._in_turn and self._reader.pending() and self._read():
             pass
         self._flushed()
 
     def _start(self) -> None:
-        asyncio.get_running_loop().add_reader(self._fd, self._readable)
-        self._reading = True
+        self._attached = ExitStack()
+        self._attached.enter_context(self._reader.attach(self._readable))
 
     def _stop(self) -> None:
         if self._flush is not None:
             self._flush.cancel()
             self._flush = None
-        if self._reading:
-            asyncio.get_running_loop().remove_reader(self._fd)
-            self._reading = False
+        if self._attached is not None:
+            self._attached.close()
+            self._attached = None
 
     def _readable(self) -> None:
         if not self._read():  # the terminal has gone: nothing more will come
@@ -214,70 +194,27 @@ class TurnKeys:
 
     def _read(self) -> bool:
         """Reads what the terminal has; false once it has gone."""
-        try:
-            data = os.read(self._fd, 1024)
-        except BlockingIOError:
-            return True
-        except OSError:  # EIO: the terminal has gone
+        if (text := self._reader.read()) is None:
             return False
-        if not data:
-            return False
-        text = self._decode.decode(data)
-        # Keys that arrive together with a newline among them are a paste.
-        pasted = len(text) > 1 and ("\r" in text or "\n" in text)
-        if self._flush is None and not self._parser._in_bracketed_paste and "\x1b" not in text:
-            presses = [_press(part) for part in _CONTROL.split(text) if part]
-            self._act(self.typed.keys(presses, pasted=pasted))
-            return True
         if self._flush is not None:
             self._flush.cancel()
-        known = _CSI.sub(_known, text)
-        self._act(self.typed.keys(self._parsed(self._parser.feed, known), pasted=pasted))
-        # A lone ESC is Esc only once nothing follows it.
-        self._flush = asyncio.get_running_loop().call_later(_ESCAPE_WAIT, self._flushed)
+            self._flush = None
+        # Keys that arrive together with a newline among them are a paste.
+        pasted = len(text) > 1 and ("\r" in text or "\n" in text)
+        self._act(self.typed.keys(self._reader.keys(text), pasted=pasted))
+        if self._reader.holding:  # a lone ESC is Esc only once nothing follows it
+            self._flush = asyncio.get_running_loop().call_later(_ESCAPE_WAIT, self._flushed)
         return True
 
     def _flushed(self) -> None:
-        """What the parser held, taken as it is: an Esc alone stops; an escape sequence
+        """What the reader held, taken as it is: an Esc alone stops; an escape sequence
         cut short (its end arrived too late, or never) does nothing."""
         if self._flush is not None:
             self._flush.cancel()
             self._flush = None
-        presses = self._parsed(self._parser.flush)
-        if [press.key for press in presses] == [Keys.Escape]:
+        if [press.key for press in self._reader.flush()] == [Keys.Escape]:
             self._act(["stop"])
-
-    def _end_paste(self) -> None:
-        """A bracketed paste the turn ended in the middle of is kept as far as it came."""
-        self._presses.clear()
-        if self._parser._in_bracketed_paste:
-            self._act(self.typed.keys(self._parsed(self._parser.feed, "\x1b[201~")))
-        self._parser.reset()
-
-    def _parsed(self, step: Callable[..., None], *text: str) -> list[KeyPress]:
-        self._presses.clear()
-        step(*text)
-        presses = list(self._presses)
-        self._presses.clear()
-        return presses
 
     def _act(self, actions: list[str]) -> None:
         for action in actions:
             self._actions[action]()
-
-
-def _press(part: str) -> KeyPress:
-    """A control character as its key; a run of text, typed or pasted, as a paste."""
-    key = ANSI_SEQUENCES.get(part) if len(part) == 1 else None
-    if isinstance(key, Keys):
-        return KeyPress(key, part)
-    return KeyPress(Keys.BracketedPaste, part)
-
-
-def _known(sequence: re.Match[str]) -> str:
-    """A whole control sequence the parser knows, kept; one it does not (focus events,
-    keys of other terminals) dropped, so that its ESC is not taken for Esc."""
-    text = sequence[0]
-    if text in ANSI_SEQUENCES or text == "\x1b[201~" or text[-1] in "RMm":  # CPR, mouse
-        return text
-    return ""

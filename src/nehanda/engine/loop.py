@@ -123,7 +123,8 @@ class Agent:
     _output_calls: ToolOutputCalls = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._output_calls = ToolOutputCalls(self.toolset.specs, self.toolset.plain_output)
+        toolset = self.toolset
+        self._output_calls = ToolOutputCalls(toolset.specs, toolset.plain_output)
 
     async def run(self, prompt: str) -> AsyncIterator[EngineEvent]:
         self.messages.append(Message.text_message("user", prompt))

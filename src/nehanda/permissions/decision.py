@@ -29,9 +29,10 @@ components. In order:
    covers one of its paths, ``git`` finds the workspace's own repository and its
    configuration names no program (``permissions.repository``), and no program in
    ``PATH`` lies in the workspace;
-7. outside ``yolo`` mode, a call allowed so far asks all the same when it is written,
-   word for word, in an earlier tool's output (``ToolUse.copied_from``): the model
-   may have repeated what it read rather than meant it;
+7. outside ``yolo`` mode, a call allowed so far asks all the same when it repeats one
+   written in an earlier tool's output, judged by its command or path
+   (``ToolUse.copied_from``): the model may have repeated what it read rather than
+   meant it;
 8. outside ``yolo`` mode, a command allowed so far asks all the same, and one that asks
    says why too, when a program it runs reads a file that says what that program runs
    (``permissions.build_files``: ``package.json`` for ``npm run test``) which the session

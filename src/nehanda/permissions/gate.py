@@ -59,7 +59,7 @@ from nehanda.permissions.repository import plain_repository
 from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
-from nehanda.tools.paths import is_inside
+from nehanda.tools.paths import is_inside, resolve_path
 from nehanda.types import CheckedCall, Refusal, ToolResult, Toolset, ToolSpec, ToolUse
 
 # Small models tend to send a refused call again, word for word.
@@ -205,6 +205,10 @@ class ToolGate:
             return decision
         held = box.may_read if facts.read_only else box.may_write
         closed = [path for path in decision.outside if not held(path)]
+        if not facts.read_only:  # inside the workspace too: nehanda's own .venv there
+            raws = facts.paths(checked.use.input) or ()
+            written = [resolve_path(raw, self.workspace) for raw in raws]
+            closed += [path for path in written if box.keeps_read_only(path)]
         if not closed:
             return decision
         verb = "read" if facts.read_only else "write"

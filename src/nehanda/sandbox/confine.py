@@ -28,7 +28,13 @@ from nehanda.sandbox.child import (
     no_new_privs,
     probe,
 )
-from nehanda.sandbox.places import DEVICES, SECRET_PLACES, default_writable, expand
+from nehanda.sandbox.places import (
+    DEVICES,
+    SECRET_PLACES,
+    default_writable,
+    expand,
+    read_only_places,
+)
 from nehanda.sandbox.tree import readable_grants
 
 # Sockets reached by path, which a closed network must not leave behind in the environment.
@@ -163,6 +169,11 @@ class Sandbox:
     def may_write(self, path: Path) -> bool:
         """Whether a sandboxed command could write ``path`` (resolved)."""
         return any(path.is_relative_to(root) for root in self.writable_roots())
+
+    def keeps_read_only(self, path: Path) -> bool:
+        """Whether ``path`` (resolved) is code nehanda runs unconfined (its own environment,
+        uv's cache, npx's packages), which no command may change, even in a writable root."""
+        return any(path.is_relative_to(place) for place in read_only_places(self.policy.home))
 
     def may_read(self, path: Path) -> bool:
         """Whether a sandboxed command could read ``path`` (resolved)."""

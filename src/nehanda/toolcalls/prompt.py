@@ -93,13 +93,16 @@ def compact_spec(spec: ToolSpec) -> ToolSpec:
 
 
 def _render_tool(spec: ToolSpec, example: bool = True) -> str:
+    # A client of serve sends any JSON as a schema: ``true``, a string, a list where an
+    # object belongs. What is not the shape described is shown as "any", never a crash.
     lines = [f"## {spec.name}", spec.description.strip()]
-    properties: Mapping[str, Any] = spec.input_schema.get("properties", {})
-    required = set(spec.input_schema.get("required", ()))
+    properties = _mapping(spec.input_schema.get("properties"))
+    required = _names(spec.input_schema.get("required"))
     if properties:
         lines.append("Parameters:")
         lines += [
-            _render_parameter(name, schema, name in required) for name, schema in properties.items()
+            _render_parameter(str(name), _mapping(schema), name in required)
+            for name, schema in properties.items()
         ]
     if example:
         lines.append(render_call(spec.name, example_arguments(spec)))
@@ -108,22 +111,36 @@ def _render_tool(spec: ToolSpec, example: bool = True) -> str:
 
 def _render_parameter(name: str, schema: Mapping[str, Any], required: bool) -> str:
     facts = [_type_name(schema), "required" if required else "optional"]
-    if "enum" in schema:
+    if isinstance(schema.get("enum"), list):
         facts.append("one of " + ", ".join(json.dumps(value) for value in schema["enum"]))
     if "default" in schema and schema["default"] is not None:
         facts.append(f"default {json.dumps(schema['default'])}")
     description = schema.get("description", "")
+    description = description if isinstance(description, str) else ""
     return f"- {name} ({', '.join(facts)})" + (f": {description}" if description else "")
 
 
-def _type_name(schema: Mapping[str, Any]) -> str:
-    if "type" in schema:
-        kind = schema["type"]
-        return "/".join(kind) if isinstance(kind, list) else str(kind)
+def _type_name(schema: Mapping[str, Any], depth: int = 0) -> str:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return kind
+    if isinstance(kind, list):
+        return "/".join(str(k) for k in kind)
+    any_of = schema.get("anyOf")
     options = [
-        _type_name(option) for option in schema.get("anyOf", []) if option.get("type") != "null"
+        _type_name(option, depth + 1)
+        for option in (any_of if isinstance(any_of, list) and depth < 8 else [])
+        if isinstance(option, dict) and option.get("type") != "null"
     ]
     return "/".join(options) or "any"
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _names(value: object) -> list[str]:
+    return [name for name in value if isinstance(name, str)] if isinstance(value, list) else []
 
 
 def example_arguments(spec: ToolSpec) -> JsonObject:
@@ -132,10 +149,9 @@ def example_arguments(spec: ToolSpec) -> JsonObject:
     An example always carries a placeholder when the tool has parameters, so that a
     real call with no arguments is never mistaken for an echo of it.
     """
-    names = (
-        list(spec.input_schema.get("required", ()))
-        or list(spec.input_schema.get("properties", {}))[:1]
-    )
+    names = _names(spec.input_schema.get("required")) or [
+        str(name) for name in list(_mapping(spec.input_schema.get("properties")))[:1]
+    ]
     return {name: f"<{name}>" for name in names}
 
 

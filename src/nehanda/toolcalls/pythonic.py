@@ -9,6 +9,8 @@ tolerated), finite floats, ``True``/``False``/``None`` and the JSON spellings
 literal keys). Anything else (a name, an attribute, a call, an operator, a positional
 argument) makes that call unreadable: it is kept as a ``PyCall`` with ``problem`` set, and
 its siblings are still read (as vLLM's pythonic parsers salvage good siblings).
+``read_object`` reads one dict literal with the same reader, leniently, for the calls
+written in tool output (``toolcalls.objects``).
 
 The parser is linear in the text: one pass, plus at most one more over an unreadable
 call to find its end; nesting is capped (``MAX_DEPTH``) so no input recurses deeply, and
@@ -442,10 +444,10 @@ class _Reader:
         out: list[str] = []
         # The next quote, found again only once passed, and the next backslash before it:
         # each search covers new text only, so a string costs its own length.
-        nq = text.find(q, i)
+        nq = text.find(q, i, self.n)
         while True:
             if 0 <= nq < i:
-                nq = text.find(q, i)
+                nq = text.find(q, i, self.n)
             nb = text.find("\\", i, nq if nq >= 0 else self.n)
             stop = nb if nb >= 0 else nq
             if stop < 0:
@@ -500,7 +502,7 @@ class _Reader:
                 raise _Bad(f"a malformed \\{c} escape")
             return chr(code), i + 1 + width
         if c == "N" and i + 1 < self.n and text[i + 1] == "{":
-            close = text.find("}", i + 2, i + 130)
+            close = text.find("}", i + 2, min(i + 130, self.n))
             if close < 0:
                 if self.n < i + 130:
                     raise _Cut
@@ -531,6 +533,131 @@ def _key(key: Any) -> str:
     if isinstance(key, int | float):
         return str(key)
     raise _Bad("a dict key that is not a string or a number")
+
+
+# -- dicts read leniently ----------------------------------------------------
+
+# Up to the next character that may end or nest a value being skipped.
+_SKIPPED = re.compile(r"[^'\"()\[\]{},]*")
+
+
+@dataclass(frozen=True)
+class LooseObject:
+    """A dict read by ``read_object``.
+
+    ``keys``: where each key read starts, at any depth, and the dict it is a key of.
+    ``reached``: how far the reading went (past the dict's end, for one left open).
+    """
+
+    value: dict[str, Any]
+    keys: dict[int, dict[str, Any]]
+    reached: int
+
+
+def read_object(
+    text: str, start: int = 0, end: int | None = None, *, opened: bool = False
+) -> LooseObject | None:
+    """The dict at ``text[start:end]`` (after whitespace), read leniently; None if no ``{``
+    starts it. ``opened``: its entries start there, as if a ``{`` stood just before.
+
+    The reading for calls written in tool output, where any text may stand beside a call:
+    an entry whose value is no literal (a name, a call) is left out, keys may be bare
+    names (JavaScript's ``{name: "x"}``), a later key replaces an earlier one, a missing
+    comma is read past, and a dict broken off (by ``end``, a slip, or nesting deeper than
+    ``MAX_DEPTH``) keeps the entries read before it. Linear in the text read, as the strict
+    reader is: a value left out is walked once more.
+    """
+    reader = _LooseReader(text, end)
+    start = reader.ws(start) - opened
+    if opened:
+        reader.unopened = start
+    elif not text.startswith("{", start) or start >= reader.n:
+        return None
+    try:
+        value, stop = reader.braces(start + 1, 0)
+    except (RecursionError, MemoryError):  # pragma: no cover - depth is capped
+        return None
+    return LooseObject(value, reader.keys, stop if reader.deep is None else reader.deep)
+
+
+class _LooseReader(_Reader):
+    """``_Reader`` with dicts read leniently, up to ``end`` (``read_object``)."""
+
+    def __init__(self, text: str, end: int | None) -> None:
+        super().__init__(text, frozenset())
+        self.n = len(text) if end is None else min(end, len(text))
+        self.keys: dict[int, dict[str, Any]] = {}
+        self.deep: int | None = None  # where nesting past MAX_DEPTH stopped the reading
+        # Once the reading is cut (by ``end`` or the depth), every dict open returns what
+        # it has: none reads on, or skips, past the cut.
+        self.stopped = False
+        self.unopened: int | None = None  # where a "{" is taken to stand (``opened``)
+
+    def value(self, i: int, depth: int) -> tuple[Any, int]:
+        if depth >= MAX_DEPTH:
+            self.deep = i
+            raise _Cut
+        return super().value(i, depth)
+
+    def braces(self, i: int, depth: int) -> tuple[Any, int]:
+        text, open_at = self.text, i - 1
+        obj: dict[str, Any] = {}
+        try:
+            i = self.ws(i)
+            while i < self.n and text[i] != "}":
+                self.keys[i] = obj
+                key, i = self.loose_key(i, depth)
+                i = self.ws(i)
+                if i < self.n and text[i] != ":":
+                    raise _Bad("a key without a value")
+                start = self.ws(i + 1)
+                try:
+                    obj[key], i = self.value(start, depth + 1)
+                except _Bad:
+                    i = self.skip_value(start)
+                if self.stopped:
+                    raise _Cut
+                i = self.ws(i)
+                if i < self.n and text[i] == ",":  # a missing comma is a slip: read on
+                    i = self.ws(i + 1)
+            return obj, min(i + 1, self.n)
+        except _Bad:
+            end = -1 if open_at == self.unopened else self.skip_group(open_at)
+            return obj, self.n if end < 0 else end
+        except _Cut:
+            self.stopped = True
+            return obj, self.n
+
+    def loose_key(self, i: int, depth: int) -> tuple[str, int]:
+        bare = _IDENT.match(self.text, i)
+        if bare is not None and self.text.startswith(":", self.ws(bare.end())):
+            return bare.group(), bare.end()
+        key, i = self.value(i, depth + 1)
+        if self.stopped:
+            raise _Cut
+        return _key(key), i
+
+    def skip_value(self, i: int) -> int:
+        """Where the value at ``i`` ends: at the next ``,`` or closing bracket outside it."""
+        depth = 0
+        while True:
+            i = _SKIPPED.match(self.text, i).end()  # type: ignore[union-attr]
+            if i >= self.n:
+                return self.n
+            char = self.text[i]
+            if char in "'\"":
+                try:
+                    _, i = self.string_at(i, i, decode=False)
+                except _Cut:
+                    return self.n
+                continue
+            if char in "([{":
+                depth += 1
+            elif depth == 0 and char in ",)]}":
+                return i
+            elif char in ")]}":
+                depth -= 1
+            i += 1
 
 
 # -- from calls to Founds ---------------------------------------------------

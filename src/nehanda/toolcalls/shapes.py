@@ -21,7 +21,7 @@ NAME_KEYS = ("name", "tool", "tool_name", "function")
 # What may sit around the list in an OpenAI message printed as text besides "tool_calls".
 _WRAPPER_KEYS = frozenset({"tool_calls", "role", "content", "type"})
 ARG_KEYS = ("arguments", "parameters", "input", "args")
-_META_KEYS = frozenset({"id", "type", "call_id", "tool_call_id"})
+META_KEYS = frozenset({"id", "type", "call_id", "tool_call_id"})
 
 
 @dataclass
@@ -79,7 +79,7 @@ def _from_object(obj: dict[str, Any], known: Collection[str] | None, loose: bool
         if isinstance(args, Found):
             return args
         return checked(name, args, known)
-    rest = {k: v for k, v in obj.items() if k != name_key and k not in _META_KEYS}
+    rest = {k: v for k, v in obj.items() if k != name_key and k not in META_KEYS}
     if rest and not loose:
         return None
     return checked(name, rest, known)

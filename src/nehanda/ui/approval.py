@@ -13,9 +13,9 @@ or set up, the same in the REPL and in ``nehanda run``, and every key stays the
 prompt's. ``y`` runs the call, ``n`` refuses it, ``t`` refuses it and reads a line the
 model gets as the user's reason ("no, use uv run pytest instead"; Esc or an empty line
 makes it a plain no), ``a`` runs it and adds rules. A key pressed before the question
-was on screen never answers it: each key is read with the terminal's input flushed first
-(``TCSAFLUSH``), and ``typed_ahead`` takes such keys before (the REPL keeps them as
-typed). On a terminal, each time the call and its question show, they are preceded by a
+was on screen never answers it: each key is read (through ``ui.key_reader``) with what
+was typed before it dropped, and ``typed_ahead`` takes such keys before (the REPL keeps
+them as typed). On a terminal, each time the call and its question show, they are preceded by a
 reset of what could hide or garble them (attributes, scroll region, character set): the
 model's text is escaped before it reaches the terminal, but nothing else that wrote to it
 (the answer piped through ``tee``, say) may change what the call looks like.
@@ -35,13 +35,11 @@ goes back to the prompt.
 
 from __future__ import annotations
 
-import asyncio
-import codecs
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from nehanda.config.settings import project_settings_path
 from nehanda.config.trust import is_trusted, trust_folder
@@ -54,6 +52,9 @@ from nehanda.types import CheckedCall
 from nehanda.ui.approval_view import ShownRequest, fitted_request, shown_request
 from nehanda.ui.screen_fit import pages, rows_of
 from nehanda.ui.shown_text import abbreviated, hidden, printable, shown_line
+
+if TYPE_CHECKING:
+    from nehanda.ui.key_reader import KeyReader
 
 _SAID_NO = "the user said no"
 # Ends concealed, reversed or recoloured text (SGR 0), a scroll region that would scroll
@@ -278,19 +279,19 @@ async def page_through(keys: IO[str], output: IO[str], screenfuls: list[list[str
 
 
 async def read_key(stream: IO[str]) -> str:
-    """One key from a terminal, without waiting for Enter; one character elsewhere."""
+    """One key from a terminal, without waiting for Enter; one character elsewhere.
+    What came in one read is returned whole (an arrow key's or Shift-Tab's escape
+    sequence, a paste): it is none of the keys a question takes, Esc included. What was
+    typed before the call is dropped, so that it never answers; ``""`` once the terminal
+    has gone."""
     if not _is_terminal(stream):
         return stream.read(1)
-    import termios
-    import tty
-
-    descriptor = stream.fileno()
-    saved = termios.tcgetattr(descriptor)
-    try:
-        tty.setcbreak(descriptor)
-        return await _next_char(descriptor)
-    finally:
-        termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
+    reader = _reader(stream)
+    with reader.keys_mode():
+        reader.drop_pending()
+        while (text := await reader.next_text()) == "":
+            pass  # half a character
+        return text or ""
 
 
 async def read_line(stream: IO[str], echo: IO[str]) -> str | None:
@@ -298,30 +299,23 @@ async def read_line(stream: IO[str], echo: IO[str]) -> str | None:
     None for Esc or Ctrl-D on an empty line. Elsewhere, the stream's next line."""
     if not _is_terminal(stream):
         return _plain_line(stream)
-    import termios
-    import tty
-
-    descriptor = stream.fileno()
-    saved = termios.tcgetattr(descriptor)
+    reader = _reader(stream)
     typed: list[str] = []
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    try:
-        tty.setcbreak(descriptor)
-        while True:
-            chunk = await _next_bytes(descriptor)
-            if chunk == b"\x1b" or (chunk == b"\x04" and not typed):
-                echo.write("\n")
-                return None
-            if chunk.startswith(b"\x1b"):
+    with reader.keys_mode():
+        reader.drop_pending()
+        while (text := await reader.next_text()) is not None:
+            if text == "\x1b" or (text == "\x04" and not typed):
+                break
+            if text.startswith("\x1b"):
                 continue  # an arrow or function key
-            for char in decoder.decode(chunk):
+            for char in text:
                 if char in "\r\n":
                     echo.write("\n")
                     return "".join(typed)
                 _edit(typed, char, echo)
             echo.flush()
-    finally:
-        termios.tcsetattr(descriptor, termios.TCSADRAIN, saved)
+    echo.write("\n")
+    return None
 
 
 def _plain_line(stream: IO[str]) -> str | None:
@@ -353,25 +347,9 @@ def _is_terminal(stream: IO[str]) -> bool:
         return False
 
 
-async def _next_char(descriptor: int) -> str:
-    """One key, read without blocking the event loop, so that Ctrl-C still cancels. What
-    came in one read with more after it (an arrow key's or Shift-Tab's escape sequence, a
-    paste) is returned whole: it is none of the keys a question takes, Esc included."""
-    return (await _next_bytes(descriptor)).decode("utf-8", "replace")
+def _reader(stream: IO[str]) -> KeyReader:
+    # Loaded at the first question: prompt_toolkit stays off nehanda run's way to its
+    # first request.
+    from nehanda.ui.key_reader import KeyReader
 
-
-async def _next_bytes(descriptor: int) -> bytes:
-    """What the terminal has for us, once it has something."""
-    loop = asyncio.get_running_loop()
-    ready: asyncio.Future[None] = loop.create_future()
-
-    def wake() -> None:
-        if not ready.done():
-            ready.set_result(None)
-
-    loop.add_reader(descriptor, wake)
-    try:
-        await ready
-    finally:
-        loop.remove_reader(descriptor)
-    return os.read(descriptor, 256)
+    return KeyReader(stream)
