@@ -68,7 +68,7 @@ def test_plan_mode_refuses_a_write_the_model_calls_anyway(tmp_path: Path) -> Non
     checked = g.check(use)
     assert isinstance(checked, CheckedCall)
     result = asyncio.run(g.run(checked))
-    assert result.is_error and "plan mode runs read-only tools only" in result.content
+    assert result.is_error and "plan mode: read-only tools only" in result.content
     assert not (tmp_path / "x.txt").exists()
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from nehanda import __version__
 from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.cli.session_start import SessionOptions, SessionStart, start_session
+from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.profiles import PROFILES, chars_per_token
 from nehanda.config.settings import (
@@ -167,7 +168,9 @@ class ChatSession:
         self.gate.set_mode(mode)
         messages = self.agent.messages
         if self.system_prompt and messages and messages[0].role == "system":
-            messages[0] = Message.text_message("system", self.system_prompt(plan=mode == "plan"))
+            messages[0] = Message.text_message(
+                "system", self.system_prompt(plan=PERMISSION_MODES[mode].refuses_changes)
+            )
         self.log.append({"type": "permission_mode", "mode": mode, "was": was, "by": by})
 
     def record_interruption(self) -> None:
@@ -245,7 +248,9 @@ def _assembled(
         toolset=Masked(gate, SecretMask(masked)),
         max_turns=settings.max_turns,
         messages=[
-            Message.text_message("system", system_prompt(plan=gate.rules.mode == "plan")),
+            Message.text_message(
+                "system", system_prompt(plan=PERMISSION_MODES[gate.rules.mode].refuses_changes)
+            ),
             *(resumed_messages(options.resume) if options.resume else []),
         ],
         context=ContextKeeper(
@@ -386,5 +391,11 @@ def _tool_gate(
             sys.stdin, sys.stderr, options.workspace, user_settings_path(), project=True
         )
     confined = sandbox is not None and sandbox.filesystem
-    tools = with_mcp(BuiltinTools(context), mcp.servers, settings, window, rules.mode == "plan")
+    tools = with_mcp(
+        BuiltinTools(context),
+        mcp.servers,
+        settings,
+        window,
+        PERMISSION_MODES[rules.mode].refuses_changes,
+    )
     return ToolGate(tools, options.workspace, rules, approver, confined, sandbox)

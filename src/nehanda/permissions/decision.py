@@ -54,7 +54,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from nehanda.config.permission_modes import Mode
+from nehanda.config.permission_modes import PERMISSION_MODES, Mode
 from nehanda.config.settings import PermissionSettings, RuleText
 from nehanda.errors import ConfigError
 from nehanda.permissions.build_files import read_by
@@ -172,7 +172,7 @@ def decide(
     no approval has covered since."""
     tool_use, facts = checked.use, checked.facts
     decision = _decide_tool(tool_use, facts, rules, workspace, held)
-    if rules.mode == "yolo" or isinstance(decision, Deny):
+    if PERMISSION_MODES[rules.mode].settles(facts.kind) == "run" or isinstance(decision, Deny):
         return decision
     if isinstance(decision, Allow) and tool_use.copied_from:
         decision = Ask(
@@ -233,10 +233,11 @@ def _decide_command(
         return Deny(f"the deny rule {found[0].text} covers {found[1]}, which this command names")
     guarded = shell.unjudged and any(r.covers(name) for r in (*rules.deny, *rules.ask))
     unjudged = f"deny or ask rules are in force, and {'; '.join(shell.unjudged)}"
-    if guarded and rules.mode not in ("default", "accept-edits"):
+    settled = PERMISSION_MODES[rules.mode].settles(facts.kind)
+    if guarded and settled is not None:
         return Deny(f"nehanda cannot tell what this command runs: {unjudged}")
-    if rules.mode != "default" and rules.mode != "accept-edits":
-        return _mode_verdict(rules.mode, name)
+    if settled is not None:
+        return _mode_verdict(rules.mode, name, settled)
     if rule := _command_rule(rules.ask, name, command, _matchable(shell.everywhere())):
         return Ask(f"the ask rule {rule.text} matches this command")
     whole = command.strip()
@@ -298,10 +299,12 @@ def _command_rule(
     return None
 
 
-def _mode_verdict(mode: Mode, name: str) -> Decision:
-    if mode == "yolo":
-        return Allow("yolo mode (--yes) runs every call")
-    return Deny(f"plan mode runs read-only tools only, and {name} can change things")
+def _mode_verdict(mode: Mode, name: str, settled: str) -> Decision:
+    """The verdict of a mode that settles a call itself (``PERMISSION_MODES``)."""
+    meaning = PERMISSION_MODES[mode].meaning
+    if settled == "run":
+        return Allow(f"{mode} mode: {meaning}")
+    return Deny(f"{mode} mode: {meaning}, and {name} can change things")
 
 
 # -- file tools -------------------------------------------------------------------
@@ -327,8 +330,8 @@ def _decide_paths(
     outside = tuple(t.resolved for t in targets if not is_inside(t.resolved, workspace))
     if rule := _path_rule(rules.deny, name, facts, targets, workspace, every=False):
         return Deny(f"the deny rule {rule.text} matches {_shown(targets)}")
-    if rules.mode == "yolo" or (rules.mode == "plan" and not read_only):
-        verdict = _mode_verdict(rules.mode, name)
+    if settled := PERMISSION_MODES[rules.mode].settles(facts.kind):
+        verdict = _mode_verdict(rules.mode, name, settled)
         return replace(verdict, outside=outside) if isinstance(verdict, Allow) else verdict
     if rule := _path_rule(rules.ask, name, facts, targets, workspace, every=False):
         return Ask(f"the ask rule {rule.text} matches {_shown(targets)}", (), outside)
@@ -349,10 +352,10 @@ def _path_default(
         where = ", ".join(_where(t) for t in targets if t.resolved in outside)
         suggestions = tuple(f"{family}({escape_glob(str(path))})" for path in outside)
         return Ask(f"{where} is outside the workspace {workspace}", suggestions, outside)
-    if read_only:
-        return Allow("a read-only tool inside the workspace")
-    if mode == "accept-edits":
-        return Allow("accept-edits mode: file changes inside the workspace run")
+    if facts.kind in PERMISSION_MODES[mode].unasked:
+        if read_only:
+            return Allow("a read-only tool inside the workspace")
+        return Allow(f"{mode} mode: {PERMISSION_MODES[mode].meaning}")
     relative = [escape_glob(workspace_relative(t.resolved, workspace)) for t in targets]
     return Ask(
         f"{name} changes {_shown(targets)}; changes ask before they run",
@@ -441,15 +444,15 @@ def _decide_mcp(tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules) -> 
     """An MCP tool asks unless a rule allows it or ``--yes`` was given; nehanda cannot see
     what it does. In plan mode the tools offered are those their server calls read-only,
     and they still ask: the claim is the server's; any other is refused."""
-    name = tool_use.name
+    name, mode = tool_use.name, PERMISSION_MODES[rules.mode]
     if rule := next((r for r in rules.deny if r.covers(name)), None):
         return Deny(f"the deny rule {rule.text} matches")
-    if rules.mode == "yolo":
-        return Allow("yolo mode (--yes) runs every call")
-    if rules.mode == "plan" and not facts.read_only:
-        return Deny(f"plan mode runs read-only tools only, and {name} can change things")
-    if rules.mode == "plan":
-        return Ask("plan mode: its server says this tool only reads, which nehanda cannot check")
+    if settled := mode.settles(facts.kind):
+        return _mode_verdict(rules.mode, name, settled)
+    if mode.refuses_changes:
+        return Ask(
+            f"{rules.mode} mode: its server says this tool only reads, which nehanda cannot check"
+        )
     if rule := next((r for r in rules.ask if r.covers(name)), None):
         return Ask(f"the ask rule {rule.text} matches")
     if rule := next((r for r in rules.allow if r.covers(name)), None):

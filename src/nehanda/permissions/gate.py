@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from nehanda.config.permission_modes import Mode
+from nehanda.config.permission_modes import PERMISSION_MODES, Mode
 from nehanda.errors import PermissionDenied
 from nehanda.permissions.approver import Answer, Approver
 from nehanda.permissions.decision import (
@@ -98,10 +98,11 @@ class ToolGate:
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
         offered = self.inner.specs
-        if self.rules.mode != "plan":
+        mode = PERMISSION_MODES[self.rules.mode]
+        if not mode.refuses_changes:
             return offered
         if self._planned is None or self._planned[0] is not offered:
-            kept = tuple(spec for spec in offered if _offered_in_plan_mode(spec))
+            kept = tuple(spec for spec in offered if mode.settles(spec.facts.kind) != "refuse")
             self._planned = (offered, kept)
         return self._planned[1]
 
@@ -109,7 +110,7 @@ class ToolGate:
         """Puts ``mode`` in force from the next call and the next request's tool list."""
         self.rules = replace(self.rules, mode=mode)
         if isinstance(self.inner, OffersReadOnly):
-            self.inner.read_only_only = mode == "plan"
+            self.inner.read_only_only = PERMISSION_MODES[mode].refuses_changes
 
     def check(self, use: ToolUse) -> CheckedCall | ToolResult:
         return self.inner.check(use)
@@ -181,7 +182,8 @@ class ToolGate:
 
     def _unconfined(self, checked: CheckedCall, decision: Decision) -> Decision:
         """Ask, under yolo mode without a sandbox, before a command with risks."""
-        if self.confined or self.rules.mode != "yolo" or not isinstance(decision, Allow):
+        settled = PERMISSION_MODES[self.rules.mode].settles(checked.facts.kind)
+        if self.confined or settled != "run" or not isinstance(decision, Allow):
             return decision
         command = checked.facts.command(checked.use.input)
         if command is None:
@@ -201,7 +203,8 @@ class ToolGate:
         facts, box = checked.facts, self.sandbox
         if box is None or not box.filesystem or facts.path_argument is None:
             return decision
-        if self.rules.mode != "yolo" or not isinstance(decision, Allow):
+        settled = PERMISSION_MODES[self.rules.mode].settles(facts.kind)
+        if settled != "run" or not isinstance(decision, Allow):
             return decision
         held = box.may_read if facts.read_only else box.may_write
         closed = [path for path in decision.outside if not held(path)]
@@ -236,12 +239,6 @@ def _picked(decision: Ask, answer: Answer) -> tuple[str, ...]:
     offered = [decision.suggestions, decision.broader]
     picked = answer.rules or decision.suggestions
     return picked if picked and picked in offered else ()
-
-
-def _offered_in_plan_mode(spec: ToolSpec) -> bool:
-    """A tool that says it only reads (an MCP server's tool by its server's word, which
-    gets it offered, not run unasked)."""
-    return spec.facts.read_only
 
 
 def _refused(denied: PermissionDenied) -> ToolResult:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.permissions.decision import (
     Allow,
     Ask,
@@ -22,12 +23,6 @@ from nehanda.permissions.decision import (
 )
 from nehanda.types import CheckedCall, ToolFacts, ToolSpec, ToolUse
 
-MODE_MEANINGS = {
-    "default": "read-only tools run inside the workspace; everything else asks first",
-    "accept-edits": "read-only tools and file edits inside the workspace run; commands ask",
-    "plan": "read-only tools only; nothing that could change something runs",
-    "yolo": "every call runs without asking (--yes)",
-}
 # Names no rule is likely to name, so that the verdict is the rules' general one.
 EXAMPLE_FILE = "nehanda-example.txt"
 EXAMPLE_OUTSIDE = Path("/nehanda-example-elsewhere/file.txt")
@@ -49,7 +44,7 @@ def describe_tools(specs: Iterable[ToolSpec], rules: PermissionRules, workspace:
 def describe_permissions(rules: PermissionRules, sandbox: Sequence[tuple[str, str]] = ()) -> str:
     """The mode and rules in force; then ``sandbox``, the kernel sandbox's parts and
     what holds each (``permissions.sandboxing.report``)."""
-    lines = [f"Permission mode: {rules.mode} ({MODE_MEANINGS[rules.mode]})"]
+    lines = [f"Permission mode: {rules.mode} ({PERMISSION_MODES[rules.mode].meaning})"]
     for kind, listed in (("deny", rules.deny), ("ask", rules.ask), ("allow", rules.allow)):
         texts = ", ".join(rule.text for rule in listed) or "none"
         lines.append(f"  {kind + ':':<6} {texts}")
