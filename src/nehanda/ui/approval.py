@@ -95,6 +95,9 @@ class TerminalApprover:
         if view.whole:
             question = f"Run it? ({choices}) "
         shown_before = False
+        # Made before the question shows, not as its key is read: what the user types once
+        # it is on screen must not fall into the time prompt_toolkit takes to load.
+        reader = _reader(self.input) if _is_terminal(self.input) else None
         while True:
             # Shown again after each key that does not answer, so that what came between
             # (the pages, the rules offered) leaves no part of the call scrolled away.
@@ -103,7 +106,7 @@ class TerminalApprover:
             if not shown_before and self.typed_ahead is not None:
                 self.typed_ahead()  # pressed while the call was laid out: kept, not an answer
             shown_before = True
-            key = (await read_key(self.input)).lower()
+            key = (await read_key(self.input, reader)).lower()
             if (answer := await self._answer(key, decision)) is not None:
                 return answer
             if key == "v" and not view.whole:
@@ -280,7 +283,7 @@ async def page_through(keys: IO[str], output: IO[str], screenfuls: list[list[str
             return
 
 
-async def read_key(stream: IO[str]) -> str:
+async def read_key(stream: IO[str], reader: KeyReader | None = None) -> str:
     """One key from a terminal, without waiting for Enter; one character elsewhere.
     What came in one read is returned whole (an arrow key's or Shift-Tab's escape
     sequence, a paste): it is none of the keys a question takes, Esc included. What was
@@ -288,7 +291,7 @@ async def read_key(stream: IO[str]) -> str:
     has gone."""
     if not _is_terminal(stream):
         return stream.read(1)
-    reader = _reader(stream)
+    reader = reader or _reader(stream)
     with reader.keys_mode():
         reader.drop_pending()
         while (text := await reader.next_text()) == "":
