@@ -37,6 +37,9 @@ LAYERS = {
     "nehanda.tools.mcp.toolset": ("permissions", "ui", "engine", "cli"),
     "nehanda.permissions.gate": ("ui", "engine", "cli"),
     "nehanda.engine.loop": ("tools", "permissions", "ui", "cli"),
+    # The renderers and the prompt read the engine's events and the verdicts as values.
+    "nehanda.ui.live": ("permissions", "engine", "cli"),
+    "nehanda.ui.approval": ("permissions", "engine", "cli"),
     "nehanda.exam.report": ("permissions", "ui", "cli"),
     "nehanda.exam.save": ("tools", "permissions", "engine", "ui", "cli"),
     "nehanda.serve.app": ("tools", "permissions", "ui", "engine", "cli"),

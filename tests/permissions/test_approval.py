@@ -16,14 +16,15 @@ import pytest
 from fakes import run_through
 from nehanda.config.settings import project_settings_path, user_settings_path
 from nehanda.config.trust import is_trusted, trust_folder
-from nehanda.permissions.approver import Answer, NoTerminal
-from nehanda.permissions.decision import Ask, PermissionRules
+from nehanda.permissions.approver import NoTerminal
+from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import ToolResult, ToolUse
 from nehanda.ui.approval import TerminalApprover
 from nehanda.ui.shown_text import escape_hidden
+from nehanda.verdicts import Answer, Ask
 
 
 @pytest.fixture
