@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -15,7 +16,7 @@ import nehanda
 
 # Each import, in a fresh interpreter, and the packages it must not load.
 LAYERS = {
-    "nehanda.toolcalls": (
+    "nehanda.toolcalls.parse": (
         "fs",
         "config",
         "providers",
@@ -161,3 +162,13 @@ def test_all_lists_every_public_name_of_the_package_root() -> None:
         if not name.startswith("_") and not isinstance(value, ModuleType)
     }
     assert public | {"__version__"} == set(nehanda.__all__)
+
+
+def test_every_subpackage_init_is_a_docstring_only() -> None:
+    """Importing a module of a subpackage loads nothing but that module's own imports."""
+    root = Path(nehanda.__file__).parent
+    inits = sorted(root.glob("*/**/__init__.py"))
+    assert inits
+    for init in inits:
+        body = ast.parse(init.read_text(encoding="utf-8")).body
+        assert [type(node) for node in body] == [ast.Expr], init.relative_to(root)

@@ -120,7 +120,7 @@ class ToolOutputCalls:
             )
 
     def _keys_in(self, text: str) -> Iterator[str]:
-        from nehanda.toolcalls import parse_tool_calls
+        from nehanda.toolcalls.parse import parse_tool_calls
 
         for window in (text, *dialect_windows(text)):
             for call in parse_tool_calls(window, self._names, self._schemas).calls:

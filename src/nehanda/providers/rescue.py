@@ -23,7 +23,7 @@ from nehanda.events import (
 )
 from nehanda.providers.base import ChatRequest, Provider, Wrapper
 from nehanda.providers.prefix import Prefix
-from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
+from nehanda.toolcalls.parse import parse_tool_calls
 from nehanda.toolcalls.prompt import (
     is_example_echo,
     render_call,
@@ -31,6 +31,7 @@ from nehanda.toolcalls.prompt import (
     render_tool_prompt,
     with_directive,
 )
+from nehanda.toolcalls.scanner import ToolCallScanner
 from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse
 
 
