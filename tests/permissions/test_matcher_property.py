@@ -10,8 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nehanda.config.permission_modes import Mode
-from nehanda.permissions.decision import Allow, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.types import ToolUse
+from nehanda.verdicts import Allow
 
 DENIED = ("rm", "git")
 

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 
 from nehanda.config.permission_modes import MODES, Mode
-from nehanda.permissions.decision import Allow, Ask, Decision, Deny, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.rules import parse_rule
 from nehanda.types import ToolUse
+from nehanda.verdicts import Allow, Ask, Decision, Deny
 
 
 @pytest.fixture

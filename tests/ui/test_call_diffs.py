@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from nehanda.permissions.approver import Answer
-from nehanda.permissions.decision import Ask
 from nehanda.types import ToolUse
 from nehanda.ui.call_diffs import CallDiffs, NotingApprover
+from nehanda.verdicts import Answer, Ask
 
 
 class Yes:

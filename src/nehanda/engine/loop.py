@@ -17,17 +17,35 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from nehanda.engine.compaction import Compacted, Conversation, keep_within
-from nehanda.engine.context import ContextKeeper, RequestCount
+from nehanda.engine.compaction import Conversation, keep_within
+from nehanda.engine.context import ContextKeeper
 from nehanda.engine.copied_calls import ToolOutputCalls
 from nehanda.engine.guards import LoopGuard, feedback
 from nehanda.engine.reply import Reply
 from nehanda.errors import ContextTooLongError
-from nehanda.events import StreamEvent
+from nehanda.events import (
+    Compacted,
+    EngineEvent,
+    RunFinished,
+    StreamEvent,
+    ToolExecuted,
+    ToolStarted,
+    TurnStarted,
+)
 from nehanda.providers.base import ChatRequest, Provider, ToolChoice
 from nehanda.providers.calling import is_truncated, may_be_cut
 from nehanda.providers.window import window_from_error
-from nehanda.types import CheckedCall, Message, Part, TextPart, ToolResult, Toolset, ToolUse, Usage
+from nehanda.types import (
+    CheckedCall,
+    Message,
+    Part,
+    RequestCount,
+    TextPart,
+    ToolResult,
+    Toolset,
+    ToolUse,
+    Usage,
+)
 
 Checked = tuple[ToolUse, CheckedCall | ToolResult]
 INTERRUPTED_RESULT = "The call was interrupted before it finished; its result is unknown."
@@ -46,28 +64,6 @@ def cut_short(text: str) -> str:
     return f"{text.rstrip()}\n[this reply was cut short]".lstrip()
 
 
-@dataclass(frozen=True)
-class TurnStarted:
-    turn: int
-
-
-@dataclass(frozen=True)
-class ToolStarted:
-    """A call is about to go through permissions and run."""
-
-    tool_use: ToolUse
-
-
-@dataclass(frozen=True)
-class ToolExecuted:
-    """A call's result; ``seconds`` is how long the tool ran, any wait for the user's
-    approval left out."""
-
-    tool_use: ToolUse
-    result: ToolResult
-    seconds: float
-
-
 class Stopwatch:
     """How long a tool ran: the toolset ``start``s it as the tool begins, after any
     approval (``Toolset.run``'s ``started``); a call refused or never begun ran 0 s."""
@@ -81,20 +77,6 @@ class Stopwatch:
     @property
     def seconds(self) -> float:
         return 0.0 if self._since is None else time.perf_counter() - self._since
-
-
-@dataclass(frozen=True)
-class RunFinished:
-    text: str
-    turns: int
-    stop_reason: str
-    usage: Usage
-    problem: str | None = None
-    context: RequestCount | None = None  # the last request, as counted before it was sent
-    window: int | None = None
-
-
-EngineEvent = StreamEvent | TurnStarted | ToolStarted | ToolExecuted | RunFinished | Compacted
 
 
 @dataclass

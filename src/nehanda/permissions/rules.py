@@ -27,15 +27,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from nehanda.config.rule_text import split_rule
 from nehanda.permissions.shell import SimpleCommand, analyse
 from nehanda.tools.base import Tool
 from nehanda.tools.glob import split_literal_prefix
 from nehanda.tools.paths import is_inside
 from nehanda.tools.patterns import MAGIC_CHARS, compile_glob
 from nehanda.tools.registry import BUILTIN_TOOLS
-
-_RULE = re.compile(r"([A-Za-z]+)(?:\((.*)\))?", re.DOTALL)
-_MCP_RULE = re.compile(r"mcp__(?:\*|[A-Za-z0-9_-]+?(?:__\*|__[A-Za-z0-9_-]+)?)")
 
 
 def family(tool: Tool) -> str | None:
@@ -63,31 +61,16 @@ class Rule:
 
 def parse_rule(text: str) -> Rule:
     """The rule ``text`` stands for; ``ValueError`` saying what is wrong with it."""
-    if text.strip().startswith("mcp__"):
-        return _parse_mcp_rule(text)
-    match = _RULE.fullmatch(text.strip())
-    if match is None:
-        raise ValueError(
-            f"{text!r} is not a rule: write Tool or Tool(specifier), "
-            "e.g. Bash(git status), Bash(npm run test:*), Edit(src/**)"
-        )
-    tool, specifier = match.group(1), match.group(2)
+    tool, specifier = split_rule(text)
+    if tool.startswith("mcp__"):
+        return Rule(tool, tool, None)
     if tool not in BUILTIN_TOOLS:
         raise ValueError(f"{text!r} names no tool; the tools are {', '.join(BUILTIN_TOOLS)}")
-    if specifier is not None and not specifier.strip():
+    if specifier == "":
         raise ValueError(f"{text!r} has an empty specifier; write {tool} to match every call")
     if specifier is not None:
-        _check_specifier(tool, specifier.strip())
-    return Rule(text.strip(), tool, None if specifier is None else specifier.strip())
-
-
-def _parse_mcp_rule(text: str) -> Rule:
-    if _MCP_RULE.fullmatch(text.strip()) is None:
-        raise ValueError(
-            f"{text!r} is not an MCP tool rule: write mcp__SERVER__TOOL, mcp__SERVER__* "
-            "or mcp__*, without a specifier"
-        )
-    return Rule(text.strip(), text.strip(), None)
+        _check_specifier(tool, specifier)
+    return Rule(text.strip(), tool, specifier)
 
 
 def _mcp_covers(rule: str, tool_name: str) -> bool:

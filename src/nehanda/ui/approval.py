@@ -19,7 +19,7 @@ them as typed). On a terminal, each time the call and its question show, they ar
 reset of what could hide or garble them (attributes, scroll region, character set): the
 model's text is escaped before it reaches the terminal, but nothing else that wrote to it
 (the answer piped through ``tee``, say) may change what the call looks like.
-``TerminalApprover`` implements ``permissions.approver.Approver``.
+``TerminalApprover`` implements ``verdicts.Approver``.
 
 "Always" offers the rules the decision suggests, each shown in full (but for one longer
 than about the terminal's width, whose middle is cut, saying how much: an exact rule
@@ -41,18 +41,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from nehanda.config.rule_text import split_rule
 from nehanda.config.settings import project_settings_path
 from nehanda.config.trust import is_trusted, trust_folder
 from nehanda.config.writer import add_permission_rule
 from nehanda.errors import ConfigError
-from nehanda.permissions.approver import Answer
-from nehanda.permissions.decision import Ask
-from nehanda.permissions.rules import parse_rule
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
 from nehanda.ui.approval_view import ShownRequest, fitted_request, shown_request
 from nehanda.ui.screen_fit import pages, rows_of
 from nehanda.ui.shown_text import abbreviated, hidden, printable, shown_line
+from nehanda.verdicts import Answer, Ask
 
 if TYPE_CHECKING:
     from nehanda.ui.key_reader import KeyReader
@@ -83,6 +82,10 @@ class TerminalApprover:
     # Takes the keys typed but not read yet, once the question is on screen; those left
     # are dropped as the answer is read.
     typed_ahead: Callable[[], None] | None = None
+    # Raises ValueError for a rule that may not be saved. The rule language lives in the
+    # permission layer, which the session passes in (``permissions.rules.parse_rule``);
+    # on its own the prompt checks the form.
+    check_rule: Callable[[str], object] = split_rule
 
     async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
         shown = shown_request(tool_use, decision, self.workspace)
@@ -221,13 +224,13 @@ def _places(prompt: TerminalApprover, rules: tuple[str, ...]) -> dict[str, tuple
 
 def _names_a_workspace_path(text: str) -> bool:
     try:
-        rule = parse_rule(text)
+        name, specifier = split_rule(text)
     except ValueError:
         return True
-    tool = BUILTIN_TOOLS.get(rule.tool)
-    if rule.specifier is None or tool is None or tool.path_argument is None:
+    tool = BUILTIN_TOOLS.get(name)
+    if specifier is None or tool is None or tool.path_argument is None:
         return False
-    return not rule.specifier.startswith(("/", "~"))
+    return not specifier.startswith(("/", "~"))
 
 
 def _trusted(workspace: Path) -> bool:
@@ -258,7 +261,7 @@ def _save(prompt: TerminalApprover, rules: tuple[str, ...], path: Path | None) -
         if project and not is_trusted(prompt.workspace):
             raise ConfigError(f"{prompt.workspace} is no longer trusted, so {path} stays as it is")
         for rule in rules:
-            parse_rule(rule)
+            prompt.check_rule(rule)
             add_permission_rule(rule, path=path)
         if project:
             trust_folder(prompt.workspace)

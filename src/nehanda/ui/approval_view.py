@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nehanda.errors import ToolError
-from nehanda.permissions.decision import Ask
 from nehanda.tools.base import Tool
 from nehanda.tools.output import cap_lines
 from nehanda.tools.registry import BUILTIN_TOOLS
@@ -26,6 +25,7 @@ from nehanda.ui.shown_text import (
     shown_diff,
     shown_line,
 )
+from nehanda.verdicts import Ask
 
 MAX_DIFF_LINES = 5000  # of a diff with its blank runs collapsed; v pages through them
 

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nehanda.errors import NehandaError
-from nehanda.permissions.approver import Answer, Approver
-from nehanda.permissions.decision import Ask
 from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import ToolUse
+from nehanda.verdicts import Answer, Approver, Ask
 
 
 @dataclass
