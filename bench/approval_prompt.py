@@ -16,11 +16,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from nehanda.permissions.decision import Ask
 from nehanda.types import ToolUse
 from nehanda.ui.approval_view import fitted_request, shown_request
 from nehanda.ui.screen_fit import pages
 from nehanda.ui.summary import describe_call
+from nehanda.verdicts import Ask
 
 WORKSPACE = Path("/nonexistent")
 QUESTION = "Run it? (y = yes, n = no, t = no, and tell the model what to do instead) "

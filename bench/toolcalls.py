@@ -33,7 +33,8 @@ from typing import Any
 import json_repair
 from toolcalls_dialects import table_families, table_find_ratio
 
-from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
+from nehanda.toolcalls.parse import parse_tool_calls
+from nehanda.toolcalls.scanner import ToolCallScanner
 from nehanda.types import ToolUse, new_call_id
 
 try:

@@ -14,8 +14,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
-from nehanda.toolcalls.parse import collect
+from nehanda.toolcalls.parse import collect, parse_tool_calls
+from nehanda.toolcalls.scanner import ToolCallScanner
 
 KNOWN = frozenset({"Read", "Write", "Bash", "Edit", "Grep"})
 SCHEMAS = {"Read": {"type": "object", "properties": {"limit": {"type": "integer"}}}}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -37,6 +38,12 @@ def test_a_provider_adapter_loads_neither_the_rescue_parser_nor_discovery(adapte
     assert f"nehanda.providers.{adapter}" in loaded
     heavy = ("nehanda.toolcalls", "nehanda.providers.discovery", "regex", "jsonschema")
     assert [name for name in loaded if name.startswith(heavy)] == []
+
+
+@pytest.mark.parametrize("view", ["live", "approval"])
+def test_the_live_view_and_the_prompt_load_neither_permissions_nor_the_engine(view: str) -> None:
+    loaded = loaded_by(f"nehanda.ui.{view}")
+    assert [n for n in loaded if n.startswith(("nehanda.permissions", "nehanda.engine"))] == []
 
 
 def test_the_command_line_loads_neither_the_exam_nor_the_settings_writer() -> None:
@@ -133,3 +140,13 @@ def test_all_lists_every_public_name_of_the_package_root() -> None:
         if not name.startswith("_") and not isinstance(value, ModuleType)
     }
     assert public | {"__version__"} == set(nehanda.__all__)
+
+
+def test_every_subpackage_init_is_a_docstring_only() -> None:
+    """Importing a module of a subpackage loads nothing but that module's own imports."""
+    root = Path(nehanda.__file__).parent
+    inits = sorted(root.glob("*/**/__init__.py"))
+    assert inits
+    for init in inits:
+        body = ast.parse(init.read_text(encoding="utf-8")).body
+        assert [type(node) for node in body] == [ast.Expr], init.relative_to(root)

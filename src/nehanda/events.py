@@ -13,6 +13,12 @@ after a wait, so a person is not left looking at nothing for seconds.
 ``ModeSwitched`` and ``LeakedCallsRecovered`` come from the tool-calling policy
 (``providers.calling``): the request was refused native tools and is asked again in
 rescue mode, or calls the server left in the text were made calls.
+
+A run of the engine (``engine.loop.Agent.run``) yields an ``EngineEvent``: these, and its
+own events around them, which the front ends render: ``TurnStarted``, ``ToolStarted``,
+``ToolExecuted``, ``Compacted`` (older turns replaced by a summary, ``engine.compaction``)
+and ``RunFinished``. They are defined here, with the rest of the vocabulary, so that a
+renderer reads them without loading the engine.
 """
 
 from __future__ import annotations
@@ -20,7 +26,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from nehanda.types import Origin, ToolUse, Usage
+from nehanda.types import (
+    UNKNOWN_TOOL,
+    Message,
+    Origin,
+    RequestCount,
+    ToolFacts,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]
 ProblemKind = Literal[
@@ -117,3 +132,55 @@ StreamEvent = (
     | LeakedCallsRecovered
     | MessageEnd
 )
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    turn: int
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    """A call is about to go through permissions and run; ``facts`` are its tool's, as
+    its check found them (none known for a call the check answered)."""
+
+    tool_use: ToolUse
+    facts: ToolFacts = UNKNOWN_TOOL
+
+
+@dataclass(frozen=True)
+class ToolExecuted:
+    """A call's result; ``seconds`` is how long the tool ran, any wait for the user's
+    approval left out; ``facts`` are its tool's, for the renderers."""
+
+    tool_use: ToolUse
+    result: ToolResult
+    seconds: float
+    facts: ToolFacts = UNKNOWN_TOOL
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    text: str
+    turns: int
+    stop_reason: str
+    usage: Usage
+    problem: str | None = None
+    context: RequestCount | None = None  # the last request, as counted before it was sent
+    window: int | None = None
+
+
+@dataclass(frozen=True)
+class Compacted:
+    """Older messages were replaced by ``summary``; ``kept`` recent ones follow it."""
+
+    replaced: int
+    kept: int
+    before: int
+    after: int
+    window: int
+    summary: Message
+    problem: str | None = None  # why the model's summary could not be had
+
+
+EngineEvent = StreamEvent | TurnStarted | ToolStarted | ToolExecuted | RunFinished | Compacted

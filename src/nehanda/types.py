@@ -274,3 +274,16 @@ class Usage:
 
     def as_dict(self) -> dict[str, int]:
         return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+
+
+@dataclass(frozen=True)
+class RequestCount:
+    """A request's estimated tokens, split as ``/context`` shows them."""
+
+    system: int
+    tools: int
+    messages: int
+
+    @property
+    def total(self) -> int:
+        return self.system + self.tools + self.messages

@@ -11,15 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fakes import FakeProvider, text_reply
-from nehanda.engine.compaction import (
-    SUMMARY_HEADER,
-    Compacted,
-    ContextFull,
-    Conversation,
-    keep_within,
-)
+from nehanda.engine.compaction import SUMMARY_HEADER, ContextFull, Conversation, keep_within
 from nehanda.engine.context import Budget, ContextKeeper, TokenCounter, cut_middle
 from nehanda.errors import ProviderStatusError
+from nehanda.events import Compacted
 from nehanda.types import Message, TextPart, ToolResult, ToolSpec, ToolUse
 
 TOOLS = (ToolSpec("Read", "Reads a file.", {"type": "object", "properties": {}}),)

@@ -19,13 +19,14 @@ import pytest
 
 from fakes import FakeProvider, call_reply, text_reply
 from nehanda.config.permission_modes import Mode
-from nehanda.engine.loop import Agent, ToolExecuted
-from nehanda.permissions.approver import Answer
-from nehanda.permissions.decision import Ask, PermissionRules
+from nehanda.engine.loop import Agent
+from nehanda.events import ToolExecuted
+from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import CheckedCall, ToolResult, ToolUse
+from nehanda.verdicts import Answer, Ask
 
 TOUCH = "touch marker.txt"
 ALLOWED = ("Bash(touch marker.txt)", "Bash(touch other.txt)")

@@ -9,12 +9,15 @@ import pytest
 
 from fakes import FakeProvider, FakeToolset, ToolRunner, call_reply, text_reply
 from nehanda.engine.guards import TRUNCATION_NOTICE
-from nehanda.engine.loop import Agent, EngineEvent, RunFinished, ToolExecuted
+from nehanda.engine.loop import Agent
 from nehanda.events import (
+    EngineEvent,
     MessageEnd,
+    RunFinished,
     StreamEvent,
     TextDelta,
     ToolCallProblem,
+    ToolExecuted,
     ToolUseEnd,
     ToolUseStart,
 )

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from fakes import FakeProvider, FakeToolset, call_reply, text_reply
-from nehanda.engine.loop import Agent, EngineEvent, RunFinished, ToolExecuted
+from nehanda.engine.loop import Agent
 from nehanda.errors import StreamProtocolError
-from nehanda.events import TextDelta
+from nehanda.events import EngineEvent, RunFinished, TextDelta, ToolExecuted
 from nehanda.types import ToolResult, ToolSpec, ToolUse
 
 SPEC = ToolSpec("Read", "Reads a file.", {"type": "object", "properties": {}})

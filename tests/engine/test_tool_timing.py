@@ -7,13 +7,14 @@ import asyncio
 from pathlib import Path
 
 from fakes import FakeProvider, call_reply, text_reply
-from nehanda.engine.loop import Agent, ToolExecuted
-from nehanda.permissions.approver import Answer
-from nehanda.permissions.decision import Ask, PermissionRules
+from nehanda.engine.loop import Agent
+from nehanda.events import ToolExecuted
+from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import CheckedCall, ToolUse
+from nehanda.verdicts import Answer, Ask
 
 USER_THINKS = 0.8
 COMMAND_RUNS = 0.1

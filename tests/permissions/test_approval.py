@@ -16,14 +16,16 @@ import pytest
 from fakes import checked, run_through
 from nehanda.config.settings import project_settings_path, user_settings_path
 from nehanda.config.trust import is_trusted, trust_folder
-from nehanda.permissions.approver import Answer, NoTerminal
-from nehanda.permissions.decision import Ask, PermissionRules
+from nehanda.permissions.approver import NoTerminal
+from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
+from nehanda.permissions.rules import parse_rule
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import CheckedCall, ToolResult, ToolUse
 from nehanda.ui.approval import TerminalApprover
 from nehanda.ui.shown_text import escape_hidden
+from nehanda.verdicts import Answer, Ask
 
 
 @pytest.fixture
@@ -283,6 +285,20 @@ def test_a_rule_that_cannot_be_saved_holds_for_the_session(ws: Path) -> None:
     answer = ask(approver, "Bash", BROADER, command="npm run test -- --ci")
     assert answer.always and answer.rules == ("Bash(npm run test:*)",)
     assert "not saved (" in shown.getvalue() and settings.read_text() == "[permissions\n"
+
+
+def test_a_rule_the_rule_language_rejects_is_not_saved(ws: Path) -> None:
+    """The session passes ``parse_rule``: a settings file never gets a rule that would stop
+    the next start (a prefix rule must name one command)."""
+    settings = user_settings_path()
+    shown = io.StringIO()
+    approver = TerminalApprover(io.StringIO("au"), shown, ws, settings, check_rule=parse_rule)
+    offered = Ask("it has a risk", ("Bash(echo $(date); x:*)",))
+    answer = ask(approver, "Bash", offered, command="echo $(date); x:*")
+    assert answer.always and "not saved (Bash(echo $(date); x:*) is not one command" in (
+        shown.getvalue()
+    )
+    assert not settings.exists()
 
 
 def test_the_gate_adds_only_a_rule_set_it_offered(ws: Path) -> None:

@@ -15,8 +15,7 @@ import pytest
 from fakes import checked, run_through
 from nehanda.config.permission_modes import Mode
 from nehanda.config.settings import SandboxTable
-from nehanda.permissions.approver import Answer
-from nehanda.permissions.decision import Allow, Ask, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.sandboxing import session_sandbox
 from nehanda.sandbox.confine import probe_support
@@ -24,6 +23,7 @@ from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import CheckedCall, ToolResult, ToolUse
 from nehanda.ui.approval_view import shown_request
+from nehanda.verdicts import Allow, Answer, Ask
 
 RULE = "Bash(npm run test:*)"
 

@@ -18,14 +18,7 @@ from hypothesis import strategies as st
 from fakes import checked, run_through
 from nehanda.config.permission_modes import Mode
 from nehanda.config.settings import SandboxTable
-from nehanda.permissions.approver import Answer
-from nehanda.permissions.decision import (
-    Allow,
-    Ask,
-    Decision,
-    PermissionRules,
-    decide,
-)
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.harmless import Confinement, reads
 from nehanda.permissions.sandboxing import session_sandbox
@@ -35,6 +28,7 @@ from nehanda.sandbox.confine import probe_support
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import CheckedCall, ToolResult, ToolUse
+from nehanda.verdicts import Allow, Answer, Ask, Decision
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from fakes import checked
 from nehanda.config.permission_modes import Mode
-from nehanda.permissions.decision import Allow, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.types import ToolUse
+from nehanda.verdicts import Allow
 
 DENIED = ("rm", "git")
 

@@ -12,8 +12,9 @@ import pytest
 
 from fakes import checked
 from nehanda.config.permission_modes import Mode
-from nehanda.permissions.decision import Allow, Ask, Deny, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.types import ToolUse
+from nehanda.verdicts import Allow, Ask, Deny
 
 DENY_RM = {"deny": ["Bash(rm:*)"]}
 DENY_PUSH = {"deny": ["Bash(git push:*)"]}

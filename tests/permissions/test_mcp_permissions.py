@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from fakes import checked
-from nehanda.permissions.decision import Allow, Ask, Deny, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.rules import parse_rule
 from nehanda.types import ToolUse
+from nehanda.verdicts import Allow, Ask, Deny
 
 
 @pytest.mark.parametrize(

@@ -12,10 +12,11 @@ import pytest
 from fakes import checked
 from nehanda.cli.repl_commands import mode_line
 from nehanda.config.permission_modes import MODES, PERMISSION_MODES, Mode
-from nehanda.permissions.decision import Allow, Ask, Deny, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
+from nehanda.permissions.overview import describe_permissions
 from nehanda.tools.registry import builtin_specs
 from nehanda.types import ToolUse
-from nehanda.ui.permissions_view import describe_permissions
+from nehanda.verdicts import Allow, Ask, Deny
 
 CALLS = {
     "Read": {"file_path": "a.txt"},

@@ -10,9 +10,10 @@ import pytest
 
 from fakes import checked
 from nehanda.config.permission_modes import MODES, Mode
-from nehanda.permissions.decision import Allow, Ask, Decision, Deny, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.rules import parse_rule
 from nehanda.types import ToolUse
+from nehanda.verdicts import Allow, Ask, Decision, Deny
 
 
 @pytest.fixture

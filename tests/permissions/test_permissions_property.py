@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 
 from fakes import checked
 from nehanda.config.permission_modes import Mode
-from nehanda.permissions.decision import Allow, Ask, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.tools.paths import is_inside
 from nehanda.types import ToolUse
+from nehanda.verdicts import Allow, Ask
 
 DIRECTORIES = ("ws", "ws/a", "ws/a/b", "ws-x", "out", "out/c")
 NAMES = ("a", "b", "c", "l1", "l2", "l3", "ws", "ws-x", "out")

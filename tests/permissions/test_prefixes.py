@@ -10,10 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fakes import checked
-from nehanda.permissions.decision import Allow, Ask, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.prefixes import prefix_rule
 from nehanda.permissions.shell import analyse
 from nehanda.types import ToolUse
+from nehanda.verdicts import Allow, Ask
 
 
 def offered(command: str) -> str | None:

@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from fakes import checked
-from nehanda.permissions.decision import Allow, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.harmless import Confinement
 from nehanda.permissions.repository import plain_config, plain_repository
 from nehanda.permissions.secrets import secret_paths
 from nehanda.types import ToolUse
+from nehanda.verdicts import Allow
 
 
 def _git(ws: Path, *args: str) -> None:
@@ -137,8 +138,8 @@ def test_the_same_prefix_rules_still_admit_what_they_name(ws: Path) -> None:
 
 
 def test_an_mcp_call_s_argument_names_cannot_draw_on_the_prompt(tmp_path: Path) -> None:
-    from nehanda.permissions.decision import Ask
     from nehanda.ui.approval_view import shown_request
+    from nehanda.verdicts import Ask
 
     forged = "x\x1b[2J\rnehanda wants to run Read"
     use = ToolUse("call_1", "mcp__srv__drop", {forged: "1"})

@@ -15,13 +15,14 @@ from hypothesis import strategies as st
 
 from fakes import checked, run_through
 from nehanda.permissions.approver import NoTerminal
-from nehanda.permissions.decision import Allow, Ask, Deny, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.prefixes import prefix_rule
 from nehanda.permissions.shell import analyse
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import ToolUse
+from nehanda.verdicts import Allow, Ask, Deny
 
 WS = Path("/nonexistent/ws")
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from nehanda.providers.base import ChatRequest
 from nehanda.providers.rescue import rescue_request
-from nehanda.toolcalls import parse_tool_calls
+from nehanda.toolcalls.parse import parse_tool_calls
 from nehanda.toolcalls.prompt import (
     DIRECTIVE,
     example_arguments,

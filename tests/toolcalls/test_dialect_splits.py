@@ -9,8 +9,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from nehanda.toolcalls import parse_tool_calls
-from nehanda.toolcalls.parse import collect
+from nehanda.toolcalls.parse import collect, parse_tool_calls
 from nehanda.toolcalls.registry import FULL, grammar
 from toolcalls.toolcall_render import KNOWN, SCHEMAS, feed_in_pieces, summary
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from nehanda.toolcalls import parse_manual_tool_calls, parse_xml_tool_calls
+from nehanda.toolcalls.parse import parse_manual_tool_calls, parse_xml_tool_calls
 from toolcalls.toolcall_render import FORMATS, calls_of, kinds, parse, render, streamed
 
 READ_ARGS = {"file_path": "/src/app.py"}

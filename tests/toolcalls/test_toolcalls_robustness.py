@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from nehanda.events import TextDelta, ToolCallProblem, ToolUseEnd
-from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
+from nehanda.toolcalls.parse import parse_tool_calls
+from nehanda.toolcalls.scanner import ToolCallScanner
 from toolcalls.linear import assert_linear
 from toolcalls.toolcall_render import KNOWN, SCHEMAS, SNIPPETS
 

@@ -16,8 +16,8 @@ from nehanda.events import (
     ToolUseEnd,
     ToolUseStart,
 )
-from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
-from nehanda.toolcalls.parse import collect
+from nehanda.toolcalls.parse import collect, parse_tool_calls
+from nehanda.toolcalls.scanner import ToolCallScanner
 from toolcalls.toolcall_render import (
     FORMATS,
     KNOWN,

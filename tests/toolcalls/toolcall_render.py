@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from nehanda.events import StreamEvent
-from nehanda.toolcalls import ParseResult, ToolCallScanner, parse_tool_calls
-from nehanda.toolcalls.parse import collect
+from nehanda.toolcalls.parse import ParseResult, collect, parse_tool_calls
+from nehanda.toolcalls.scanner import ToolCallScanner
 
 KNOWN = frozenset({"Read", "Write", "Bash", "Edit", "mcp__git.log-v2"})
 SCHEMAS: dict[str, dict[str, Any]] = {

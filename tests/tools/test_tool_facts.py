@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from nehanda.config.permission_modes import Mode
-from nehanda.permissions.decision import Allow, Ask, Deny, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.tools.base import ToolContext
 from nehanda.tools.mcp import search
 from nehanda.tools.mcp.connection import RemoteTool
@@ -20,6 +20,7 @@ from nehanda.tools.mcp.servers import McpServers, mcp_tool
 from nehanda.tools.mcp.toolset import WithMcp
 from nehanda.tools.registry import BuiltinTools, builtin_specs, check_call
 from nehanda.types import CheckedCall, ToolUse
+from nehanda.verdicts import Allow, Ask, Deny
 
 KINDS = {
     "Read": "read",

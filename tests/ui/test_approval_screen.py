@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 from fakes import checked
 from nehanda.cli.mcp_command import approve_server
 from nehanda.config.trust import trust_folder
-from nehanda.permissions.approver import Answer
-from nehanda.permissions.decision import Ask, PermissionRules, decide
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.types import ToolUse
 from nehanda.ui.approval import TerminalApprover
 from nehanda.ui.approval_view import fitted_request, shown_request
 from nehanda.ui.screen_fit import row_count, rows_of
+from nehanda.verdicts import Answer, Ask
 
 COLUMNS, ROWS = 80, 24
 

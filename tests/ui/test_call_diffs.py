@@ -6,10 +6,9 @@ import asyncio
 from pathlib import Path
 
 from fakes import checked
-from nehanda.permissions.approver import Answer
-from nehanda.permissions.decision import Ask
 from nehanda.types import CheckedCall, ToolUse
 from nehanda.ui.call_diffs import CallDiffs, NotingApprover
+from nehanda.verdicts import Answer, Ask
 
 
 class Yes:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fakes import checked
-from nehanda.engine.loop import ToolExecuted
+from nehanda.events import ToolExecuted
 from nehanda.types import Refusal, ToolResult, ToolUse
 from nehanda.ui.summary import describe_result
 from nehanda.ui.tool_lines import preview

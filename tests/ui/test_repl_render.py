@@ -18,20 +18,23 @@ from rich.console import Console
 
 from fakes import checked
 from nehanda.cli.repl_commands import help_sections
-from nehanda.engine.loop import (
+from nehanda.events import (
     EngineEvent,
+    MessageEnd,
+    ModeSwitched,
+    ReasoningDelta,
     RunFinished,
+    TextDelta,
     ToolExecuted,
     ToolStarted,
     TurnStarted,
 )
-from nehanda.events import MessageEnd, ModeSwitched, ReasoningDelta, TextDelta
 from nehanda.permissions.decision import PermissionRules
+from nehanda.permissions.overview import describe_permissions, describe_tools
 from nehanda.tools.registry import builtin_specs
 from nehanda.types import ToolResult, ToolUse, Usage
 from nehanda.ui.live import LiveRenderer, make_console
 from nehanda.ui.markdown_stream import Block, CodeLines, MarkdownBlocks, Piece
-from nehanda.ui.permissions_view import describe_permissions, describe_tools
 
 ANSWER = (
     "# Install\n\nRun **pip install widget** and then:\n\n"

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from nehanda.engine.loop import TurnStarted
-from nehanda.events import Retrying
+from nehanda.events import Retrying, TurnStarted
 from nehanda.ui.json_output import JsonOutput, RunDescription
 from nehanda.ui.live import LiveRenderer
 from nehanda.ui.summary import describe_retry

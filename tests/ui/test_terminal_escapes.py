@@ -26,11 +26,11 @@ from hypothesis import strategies as st
 from fakes import checked
 from nehanda.cli.error_text import show_error
 from nehanda.events import ReasoningDelta, TextDelta
-from nehanda.permissions.decision import Ask
 from nehanda.types import ToolUse
 from nehanda.ui.approval import TerminalApprover
 from nehanda.ui.json_output import JsonOutput, RunDescription
 from nehanda.ui.terminal import TerminalOutput
+from nehanda.verdicts import Ask
 from seen_screen import seen
 
 END = "<<that is all>>"

@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 
 from fakes import checked
-from nehanda.engine.loop import ToolExecuted
+from nehanda.events import ToolExecuted
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import click
 
 from nehanda.cli.error_text import show_error
+from nehanda.config.profiles import profile_for
 from nehanda.config.settings import (
     Flags,
     ProviderConfig,
@@ -174,7 +175,7 @@ def _context_line(found: Capabilities, config: ProviderConfig, support: ToolSupp
             f"not reported; nehanda assumes {window.tokens} tokens. Set context_window in "
             "the provider's settings entry if the server was started with more"
         )
-    if config.type != "ollama" or not config.context_cap:
+    if profile_for(config.type).wire != "ollama" or not config.context_cap:
         return f"{window.tokens} tokens ({window.source})"
     length = f"{found.context_length} tokens" if found.context_length else "not reported"
     return f"{length}; nehanda asks for {window.tokens} (num_ctx, context_cap {config.context_cap})"

@@ -47,12 +47,11 @@ from nehanda.config.trust import trust_folder
 from nehanda.engine.transcript import Session
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd
-from nehanda.permissions.approver import Answer, Approver
-from nehanda.permissions.decision import Ask
 from nehanda.types import CheckedCall
 from nehanda.ui.approval import TerminalApprover, read_key
 from nehanda.ui.call_diffs import NotingApprover
 from nehanda.ui.live import LiveRenderer, make_console
+from nehanda.verdicts import Answer, Approver, Ask
 
 T = TypeVar("T")
 

@@ -17,13 +17,13 @@ from nehanda.cli.session import open_session, reopen_session
 from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.settings import Flags, load_settings, user_settings_path
-from nehanda.engine.context import Budget, RequestCount
+from nehanda.engine.context import Budget
 from nehanda.engine.transcript import Session, find_session
+from nehanda.permissions.overview import describe_permissions, describe_tools
 from nehanda.permissions.sandboxing import report
 from nehanda.providers.discovery import list_models
 from nehanda.providers.mode import Mode
-from nehanda.types import Usage
-from nehanda.ui.permissions_view import describe_permissions, describe_tools
+from nehanda.types import RequestCount, Usage
 from nehanda.ui.summary import describe_compaction
 
 if TYPE_CHECKING:

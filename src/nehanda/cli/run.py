@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING
 
 from nehanda.cli.session_start import SessionOptions, start_session
 from nehanda.errors import NehandaError
-from nehanda.events import Retrying
+from nehanda.events import Retrying, RunFinished
 
 if TYPE_CHECKING:
     from nehanda.cli.session import ChatSession
-    from nehanda.engine.loop import RunFinished
     from nehanda.ui.json_output import JsonOutput, RunDescription
     from nehanda.ui.terminal import TerminalOutput
 
@@ -159,8 +158,6 @@ async def _run(options: RunOptions, report: _Report) -> RunFinished:
 
 
 async def _ask(chat: ChatSession, prompt: str, report: _Report) -> RunFinished:
-    from nehanda.engine.loop import RunFinished
-
     output, description = report.output(), report.description
     async for event in chat.ask(prompt):
         description.mode = chat.mode

@@ -32,9 +32,8 @@ from nehanda.config.trust import (
     is_trusted,
     trust_store_path,
 )
-from nehanda.engine.compaction import Compacted
 from nehanda.engine.context import ContextKeeper, TokenCounter
-from nehanda.engine.loop import Agent, EngineEvent, interrupted
+from nehanda.engine.loop import Agent, interrupted
 from nehanda.engine.system_prompt import (
     Instructions,
     build_system_prompt,
@@ -48,12 +47,13 @@ from nehanda.engine.transcript import (
     new_session_id,
     sessions_dir,
 )
-from nehanda.events import ModeSwitched
+from nehanda.events import Compacted, EngineEvent, ModeSwitched
 from nehanda.masking import SecretMask
-from nehanda.permissions.approver import Approver, NoTerminal
+from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.hidden import HiddenPaths
+from nehanda.permissions.rules import parse_rule
 from nehanda.permissions.sandboxing import (
     exposed_environment,
     session_programs,
@@ -73,6 +73,7 @@ from nehanda.tools.masked import Masked
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
 from nehanda.ui.summary import Chosen
+from nehanda.verdicts import Approver
 
 
 @dataclass
@@ -388,7 +389,12 @@ def _tool_gate(
         from nehanda.ui.approval import TerminalApprover
 
         approver = TerminalApprover(
-            sys.stdin, sys.stderr, options.workspace, user_settings_path(), project=True
+            sys.stdin,
+            sys.stderr,
+            options.workspace,
+            user_settings_path(),
+            project=True,
+            check_rule=parse_rule,
         )
     confined = sandbox is not None and sandbox.filesystem
     tools = with_mcp(

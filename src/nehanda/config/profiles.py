@@ -1,15 +1,25 @@
 """Per-provider quirks and defaults as data, and ``omit_tool_choice``.
 
-Adapters and the engine read these flags; nothing else tests a provider's name. A
-profile says where a provider type lives by default, which environment variables
-carry its address and key, where it lists its models, and how its requests must be
-shaped. Model families (matched by name prefix, first match wins) carry what differs
-between models of one API, such as Claude's output limit and context window.
+A profile says where a provider type lives by default, which environment variables
+carry its address and key, where it lists its models, which wire API it speaks (the
+adapter ``providers.factory`` builds, the upstream shape ``nehanda serve`` sends), where
+it reports a model's window, and how its requests must be shaped. Model families (matched
+by name prefix, first match wins) carry what differs between models of one API, such as
+Claude's output limit and context window.
+
+Code reads these flags and never tests a provider's name: a type's name is only a key, of
+these tables and of discovery's (the local servers it probes, the key variables it reads)
+and the exam's server-parser hints. The specification's rule "rescue when the provider is
+nehanda" is the ``forces_rescue`` flag.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+Wire = Literal["openai", "anthropic", "ollama"]
+WindowProbe = Literal["models", "lmstudio"]
 
 DEFAULT_CONTEXT_CAP = 32768
 """The most context nehanda asks Ollama to allocate unless settings say otherwise."""
@@ -31,6 +41,12 @@ class ProviderProfile:
     """The window assumed when nothing says it: JIT-loaded local models often get 4k-8k."""
     tools_detected_by: str | None = None
     """What tells, per model, whether it takes native tools (named in the mode's reason)."""
+    wire: Wire = "openai"
+    """The API its requests and streams speak (``ollama``: the window is what it is asked
+    to allocate, ``num_ctx``)."""
+    window_probe: WindowProbe | None = "models"
+    """Where an OpenAI-compatible server reports a model's window (``providers.window``):
+    ``/models`` and llama.cpp's ``/props``, LM Studio's own API, or nowhere."""
 
 
 @dataclass(frozen=True)
@@ -49,9 +65,12 @@ PROFILES: dict[str, ProviderProfile] = {
         default_model="gpt-4o-mini",
         models_path="/models",
         unknown_window=128_000,
+        window_probe=None,  # the model families say it
     ),
     # LM Studio lists every downloaded model at /v1/models, embedding models included.
-    "lmstudio": ProviderProfile("lmstudio", "http://127.0.0.1:1234/v1", models_path="/models"),
+    "lmstudio": ProviderProfile(
+        "lmstudio", "http://127.0.0.1:1234/v1", models_path="/models", window_probe="lmstudio"
+    ),
     # vLLM streams reasoning as ``reasoning_content`` and, started without
     # --enable-auto-tool-choice, refuses tools with a 400 that triggers the rescue fallback;
     # the OpenAI-compatible adapter and the refusal phrases in providers/http_errors.py cover both.
@@ -63,6 +82,8 @@ PROFILES: dict[str, ProviderProfile] = {
         models_path="/api/tags",
         context_cap=DEFAULT_CONTEXT_CAP,
         tools_detected_by="Ollama /api/show",
+        wire="ollama",
+        window_probe=None,  # /api/show, read by the adapter
     ),
     "anthropic": ProviderProfile(
         "anthropic",
@@ -73,6 +94,8 @@ PROFILES: dict[str, ProviderProfile] = {
         models_path="/v1/models",
         api_version="2023-06-01",
         unknown_window=200_000,
+        wire="anthropic",
+        window_probe=None,  # the model families say it
     ),
     "nehanda": ProviderProfile(
         "nehanda",
@@ -83,6 +106,7 @@ PROFILES: dict[str, ProviderProfile] = {
         forces_rescue=True,
         models_path="/models",
         unknown_window=32768,
+        window_probe=None,
     ),
 }
 

@@ -491,7 +491,7 @@ def _finish(
 def _default_base_url(provider_type: str, environ: Mapping[str, str]) -> str | None:
     profile = PROFILES[provider_type]
     from_env = environ.get(profile.base_url_env) if profile.base_url_env else None
-    if provider_type == "ollama":
+    if profile.wire == "ollama":
         return normalize_ollama_host(from_env or "")
     return from_env or profile.default_base_url
 

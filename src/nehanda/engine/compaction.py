@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from nehanda.engine.context import ContextKeeper, cut_middle
 from nehanda.errors import NehandaError, ProviderError
-from nehanda.events import TextDelta
+from nehanda.events import Compacted, TextDelta
 from nehanda.providers.base import ChatRequest, Provider, ToolChoice
 from nehanda.types import Message, TextPart, ToolResult, ToolSpec, ToolUse
 
@@ -40,19 +40,6 @@ needs to continue; drop what it does not. Do not call tools; write only the summ
 
 class ContextFull(NehandaError):
     """A request cannot fit the model's window even after compaction."""
-
-
-@dataclass(frozen=True)
-class Compacted:
-    """Older messages were replaced by ``summary``; ``kept`` recent ones follow it."""
-
-    replaced: int
-    kept: int
-    before: int
-    after: int
-    window: int
-    summary: Message
-    problem: str | None = None  # why the model's summary could not be had
 
 
 @dataclass(frozen=True)

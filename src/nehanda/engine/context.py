@@ -21,7 +21,16 @@ from dataclasses import dataclass, field, replace
 
 from nehanda.providers.base import ChatRequest, ToolChoice
 from nehanda.providers.prefix import Prefix
-from nehanda.types import Message, ReasoningPart, TextPart, ToolResult, ToolSpec, ToolUse, Usage
+from nehanda.types import (
+    Message,
+    ReasoningPart,
+    RequestCount,
+    TextPart,
+    ToolResult,
+    ToolSpec,
+    ToolUse,
+    Usage,
+)
 
 PART_OVERHEAD = 12  # role markers and JSON punctuation around each part, in characters
 SAFETY = 0.9  # the share of the room an estimate may plan to fill
@@ -50,19 +59,6 @@ class Budget:
     @property
     def small(self) -> bool:
         return self.window <= SMALL_WINDOW
-
-
-@dataclass(frozen=True)
-class RequestCount:
-    """A request's estimated tokens, split as ``/context`` shows them."""
-
-    system: int
-    tools: int
-    messages: int
-
-    @property
-    def total(self) -> int:
-        return self.system + self.tools + self.messages
 
 
 def part_chars(part: object) -> int:

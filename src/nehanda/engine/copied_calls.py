@@ -118,8 +118,8 @@ class ToolOutputCalls:
             )
 
     def _calls_in(self, text: str) -> Iterator[tuple[str, JsonObject]]:
-        from nehanda.toolcalls import parse_tool_calls
         from nehanda.toolcalls.objects import Budget, object_calls
+        from nehanda.toolcalls.parse import parse_tool_calls
 
         for window in (text, *dialect_windows(text)):
             for call in parse_tool_calls(window, self._names, self._schemas).calls:

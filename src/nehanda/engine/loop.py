@@ -17,13 +17,21 @@ import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-from nehanda.engine.compaction import Compacted, Conversation, keep_within
-from nehanda.engine.context import ContextKeeper, RequestCount
+from nehanda.engine.compaction import Conversation, keep_within
+from nehanda.engine.context import ContextKeeper
 from nehanda.engine.copied_calls import ToolOutputCalls
 from nehanda.engine.guards import LoopGuard, feedback
 from nehanda.engine.reply import Reply
 from nehanda.errors import ContextTooLongError
-from nehanda.events import StreamEvent
+from nehanda.events import (
+    Compacted,
+    EngineEvent,
+    RunFinished,
+    StreamEvent,
+    ToolExecuted,
+    ToolStarted,
+    TurnStarted,
+)
 from nehanda.providers.base import ChatRequest, Provider, ToolChoice
 from nehanda.providers.calling import is_truncated, may_be_cut
 from nehanda.providers.window import window_from_error
@@ -32,8 +40,8 @@ from nehanda.types import (
     CheckedCall,
     Message,
     Part,
+    RequestCount,
     TextPart,
-    ToolFacts,
     ToolResult,
     Toolset,
     ToolUse,
@@ -57,31 +65,6 @@ def cut_short(text: str) -> str:
     return f"{text.rstrip()}\n[this reply was cut short]".lstrip()
 
 
-@dataclass(frozen=True)
-class TurnStarted:
-    turn: int
-
-
-@dataclass(frozen=True)
-class ToolStarted:
-    """A call is about to go through permissions and run; ``facts`` are its tool's, as
-    its check found them (none known for a call the check answered)."""
-
-    tool_use: ToolUse
-    facts: ToolFacts = UNKNOWN_TOOL
-
-
-@dataclass(frozen=True)
-class ToolExecuted:
-    """A call's result; ``seconds`` is how long the tool ran, any wait for the user's
-    approval left out; ``facts`` are its tool's, for the renderers."""
-
-    tool_use: ToolUse
-    result: ToolResult
-    seconds: float
-    facts: ToolFacts = UNKNOWN_TOOL
-
-
 class Stopwatch:
     """How long a tool ran: the toolset ``start``s it as the tool begins, after any
     approval (``Toolset.run``'s ``started``); a call refused or never begun ran 0 s."""
@@ -95,20 +78,6 @@ class Stopwatch:
     @property
     def seconds(self) -> float:
         return 0.0 if self._since is None else time.perf_counter() - self._since
-
-
-@dataclass(frozen=True)
-class RunFinished:
-    text: str
-    turns: int
-    stop_reason: str
-    usage: Usage
-    problem: str | None = None
-    context: RequestCount | None = None  # the last request, as counted before it was sent
-    window: int | None = None
-
-
-EngineEvent = StreamEvent | TurnStarted | ToolStarted | ToolExecuted | RunFinished | Compacted
 
 
 @dataclass

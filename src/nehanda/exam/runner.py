@@ -28,7 +28,7 @@ from nehanda.exam.tasks import Task
 from nehanda.providers.base import ChatRequest, Provider
 from nehanda.providers.calling import ToolCalling
 from nehanda.providers.mode import Mode
-from nehanda.toolcalls import parse_tool_calls
+from nehanda.toolcalls.parse import parse_tool_calls
 from nehanda.tools.registry import builtin_specs
 from nehanda.types import Message
 

@@ -1,40 +1,15 @@
-"""How a user is asked about a call that needs approval: the ``Approver`` protocol.
+"""The approver for where nobody can answer: asking means refusing, and the model is told why.
 
-The gate asks an approver about a checked call (its tool's facts say how to show it)
-and acts on its ``Answer``; a front end provides one (the
-terminal prompt lives in ``ui.approval``). ``NoTerminal`` is the approver for where
-nobody can answer: asking means refusing, and the model is told why.
+The gate asks an ``Approver`` (``nehanda.verdicts``) about a checked call (its facts say
+how to show it) and acts on its ``Answer``; a front end provides one (the terminal prompt
+lives in ``ui.approval``), and ``NoTerminal`` is the one used where there is no terminal
+to ask on.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
-
-from nehanda.permissions.decision import Ask
 from nehanda.types import CheckedCall
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The user's answer; ``reason`` says, for the model, why a call did not run.
-
-    ``words``: what the user told the model with their no ("use uv run pytest
-    instead"), passed on as theirs. ``rules``: with ``always``, the rules picked among
-    those the question offered (``Ask.suggestions`` or ``Ask.broader``; the suggestions
-    when empty). ``answered`` is false where nobody could be asked.
-    """
-
-    run: bool
-    always: bool = False
-    reason: str = ""
-    words: str = ""
-    rules: tuple[str, ...] = ()
-    answered: bool = True
-
-
-class Approver(Protocol):
-    async def ask(self, call: CheckedCall, decision: Ask) -> Answer: ...
+from nehanda.verdicts import Answer, Ask
 
 
 class NoTerminal:

@@ -76,6 +76,7 @@ from nehanda.permissions.rules import (
 from nehanda.permissions.shell import SimpleCommand, analyse
 from nehanda.tools.paths import is_inside, workspace_relative
 from nehanda.types import CheckedCall, ToolFacts, ToolUse
+from nehanda.verdicts import Allow, Ask, Decision, Deny
 
 PROTECTED_DIRS = frozenset({".git", ".nehanda", ".vscode", ".idea"})
 PROTECTED_FILES = frozenset(
@@ -83,33 +84,6 @@ PROTECTED_FILES = frozenset(
     | {".zprofile", ".zshenv", ".profile", ".envrc", ".npmrc", ".pypirc", ".ripgreprc"}
     | {".mcp.json"}
 )
-
-
-@dataclass(frozen=True)
-class Allow:
-    reason: str
-    outside: tuple[Path, ...] = ()
-
-
-@dataclass(frozen=True)
-class Ask:
-    """``suggestions``: the rules that answering "always" adds, if any may be offered;
-    ``broader``: the same with a prefix rule for each part that has one, offered beside;
-    ``edited``: the edited files that make it ask, which the user's approval covers."""
-
-    reason: str
-    suggestions: tuple[str, ...] = ()
-    outside: tuple[Path, ...] = ()
-    broader: tuple[str, ...] = ()
-    edited: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Deny:
-    reason: str
-
-
-Decision = Allow | Ask | Deny
 
 
 @dataclass(frozen=True)

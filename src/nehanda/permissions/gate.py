@@ -44,15 +44,7 @@ from typing import Protocol, runtime_checkable
 
 from nehanda.config.permission_modes import PERMISSION_MODES, Mode
 from nehanda.errors import PermissionDenied
-from nehanda.permissions.approver import Answer, Approver
-from nehanda.permissions.decision import (
-    Allow,
-    Ask,
-    Decision,
-    Deny,
-    PermissionRules,
-    decide,
-)
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.edited_files import EditedFiles
 from nehanda.permissions.harmless import UNCONFINED, Confinement
 from nehanda.permissions.repository import plain_repository
@@ -61,6 +53,7 @@ from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
 from nehanda.tools.paths import is_inside, resolve_path
 from nehanda.types import CheckedCall, Refusal, ToolResult, Toolset, ToolSpec, ToolUse
+from nehanda.verdicts import Allow, Answer, Approver, Ask, Decision, Deny
 
 # Small models tend to send a refused call again, word for word.
 _DO_NOT_RETRY = "Do not repeat this call; do without it, or ask the user."

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from nehanda.config.rule_text import split_rule
 from nehanda.permissions.shell import SimpleCommand, analyse
 from nehanda.tools.glob import split_literal_prefix
 from nehanda.tools.mcp.names import PREFIX as MCP_PREFIX
@@ -37,9 +38,6 @@ from nehanda.tools.paths import is_inside
 from nehanda.tools.patterns import MAGIC_CHARS, compile_glob
 from nehanda.tools.registry import builtin_facts
 from nehanda.types import ToolFacts
-
-_RULE = re.compile(r"([A-Za-z]+)(?:\((.*)\))?", re.DOTALL)
-_MCP_RULE = re.compile(r"mcp__(?:\*|[A-Za-z0-9_-]+?(?:__\*|__[A-Za-z0-9_-]+)?)")
 
 
 def family(facts: ToolFacts) -> str | None:
@@ -74,33 +72,17 @@ def parse_rule(text: str, tools: Mapping[str, ToolFacts] | None = None) -> Rule:
     """The rule ``text`` stands for, naming one of ``tools`` (the built-ins by default)
     or MCP tools; ``ValueError`` saying what is wrong with it."""
     known = builtin_facts() if tools is None else tools
-    if text.strip().startswith(MCP_PREFIX):
-        return _parse_mcp_rule(text)
-    match = _RULE.fullmatch(text.strip())
-    if match is None:
-        raise ValueError(
-            f"{text!r} is not a rule: write Tool or Tool(specifier), "
-            "e.g. Bash(git status), Bash(npm run test:*), Edit(src/**)"
-        )
-    tool, specifier = match.group(1), match.group(2)
+    tool, specifier = split_rule(text)
+    if tool.startswith(MCP_PREFIX):
+        return Rule(tool, tool, None)
     facts = known.get(tool)
     if facts is None:
         raise ValueError(f"{text!r} names no tool; the tools are {', '.join(known)}")
-    if specifier is not None and not specifier.strip():
+    if specifier == "":
         raise ValueError(f"{text!r} has an empty specifier; write {tool} to match every call")
     if specifier is not None:
-        _check_specifier(tool, facts, specifier.strip())
-    written = None if specifier is None else specifier.strip()
-    return Rule(text.strip(), tool, written, paths=facts.path_argument is not None)
-
-
-def _parse_mcp_rule(text: str) -> Rule:
-    if _MCP_RULE.fullmatch(text.strip()) is None:
-        raise ValueError(
-            f"{text!r} is not an MCP tool rule: write mcp__SERVER__TOOL, mcp__SERVER__* "
-            "or mcp__*, without a specifier"
-        )
-    return Rule(text.strip(), text.strip(), None)
+        _check_specifier(tool, facts, specifier)
+    return Rule(text.strip(), tool, specifier, paths=facts.path_argument is not None)
 
 
 def _mcp_covers(rule: str, tool_name: str) -> bool:

@@ -81,7 +81,7 @@ async def find_provider(
     if settings.base_url:
         return await _server_at(settings.base_url, settings, environ)
     for key_env, provider_type in KEY_ENV_ORDER:
-        if environ.get(key_env) and (provider_type != "nehanda" or environ.get("NEHANDA_BASE_URL")):
+        if environ.get(key_env) and _address_known(provider_type, environ):
             return resolve_named_provider(settings, provider_type, environ)
     local_servers = [server.at(environ) for server in local_servers]
     answers = await asyncio.gather(*(_probe(server) for server in local_servers))
@@ -93,6 +93,13 @@ async def find_provider(
                 update={"name": server.label, "base_url": server.base_url, "model": model}
             )
     raise NoProviderFound(_nothing_found(local_servers, [why for _, why in answers]))
+
+
+def _address_known(provider_type: str, environ: Mapping[str, str]) -> bool:
+    """A key alone picks a provider only where its address is known too (Nehanda Cloud's
+    comes from ``NEHANDA_BASE_URL``)."""
+    profile = profile_for(provider_type)
+    return bool(profile.default_base_url or environ.get(profile.base_url_env or ""))
 
 
 async def _server_at(

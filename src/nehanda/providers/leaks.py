@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from nehanda.toolcalls import parse_tool_calls
+from nehanda.toolcalls.parse import parse_tool_calls
 from nehanda.types import ToolSpec, ToolUse
 
 

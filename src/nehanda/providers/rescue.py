@@ -1,11 +1,13 @@
 """``RescueProvider``: tool calling for models and servers that cannot do it natively.
 
-It wraps any provider and is the only place rescue logic lives. Outgoing, it drops
+It wraps any provider: the rescue path's request and stream. Outgoing, it drops
 ``tools``/``tool_choice``, teaches the tools in one leading system message, appends
 the ``[SYSTEM DIRECTIVE]`` to the last user message of the request (never to the
 stored transcript) and renders earlier calls and results as text. Incoming, text
 deltas go through ``ToolCallScanner``, so the engine receives the same events as on
-the native path and the user never sees call markup.
+the native path and the user never sees call markup. The parsing itself is
+``toolcalls``'s, which two other readers of model text use too: leak recovery in native
+mode (``providers.leaks``) and the copied-call check (``engine.copied_calls``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from nehanda.events import (
 )
 from nehanda.providers.base import ChatRequest, Provider, Wrapper
 from nehanda.providers.prefix import Prefix
-from nehanda.toolcalls import ToolCallScanner, parse_tool_calls
+from nehanda.toolcalls.parse import parse_tool_calls
 from nehanda.toolcalls.prompt import (
     is_example_echo,
     render_call,
@@ -31,6 +33,7 @@ from nehanda.toolcalls.prompt import (
     render_tool_prompt,
     with_directive,
 )
+from nehanda.toolcalls.scanner import ToolCallScanner
 from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse
 
 

@@ -105,7 +105,7 @@ Probe = tuple[str, Callable[[Any], int | None]]
 def _probes(config: ProviderConfig, model: str) -> list[Probe]:
     base = config.base_url.rstrip("/")
     root = base.removesuffix("/v1")
-    if config.type == "lmstudio":
+    if profile_for(config.type).window_probe == "lmstudio":
         return [
             (root + "/api/v1/models", lambda body: window_from_lmstudio_v1(body, model)),
             (root + "/api/v0/models", lambda body: window_from_lmstudio_v0(body, model)),
@@ -123,7 +123,7 @@ async def ask_window(
     not say (an unreachable or silent server is not an error here: chat will say so)."""
     import httpx
 
-    if config.type in FAMILY_WINDOWS or config.type == "nehanda":
+    if profile_for(config.type).window_probe is None:
         return None
     for url, read in _probes(config, model):
         try:
@@ -139,7 +139,7 @@ async def ask_window(
 def choose_window(config: ProviderConfig, reported: int | None, learned: int | None) -> Window:
     """The window to plan for (module docstring for the order); ``reported`` is what the
     provider's ``capabilities`` found."""
-    if config.type == "ollama":
+    if profile_for(config.type).wire == "ollama":
         # Ollama allocates what it is asked for (num_ctx): never more than the model's own
         # length, whatever a settings file (perhaps a cloned project's) says.
         if config.context_window:

@@ -34,6 +34,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from nehanda.config.profiles import profile_for
 from nehanda.errors import NehandaError
 from nehanda.masking import SecretMask
 from nehanda.providers import bounded_json
@@ -236,8 +237,7 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
     parsed = parse_openai(body) if front is OPENAI else parse_anthropic(body)
     config = state.config.route(parsed.chat.model)
     calling = await state.upstreams.calling(config)
-    upstream = "anthropic" if config.type == "anthropic" else config.type
-    upstream = upstream if upstream in ("anthropic", "ollama") else "openai"
+    upstream = profile_for(config.type).wire
     chat = for_upstream(parsed, upstream, config.model or parsed.chat.model)
 
     def switched(reason: str) -> None:

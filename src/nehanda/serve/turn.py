@@ -30,7 +30,7 @@ from nehanda.events import (
 )
 from nehanda.providers.base import ChatRequest
 from nehanda.providers.calling import ToolCalling, may_be_cut
-from nehanda.toolcalls import ToolCallScanner
+from nehanda.toolcalls.scanner import ToolCallScanner
 from nehanda.types import ToolUse
 
 

@@ -19,7 +19,7 @@ them as typed). On a terminal, each time the call and its question show, they ar
 reset of what could hide or garble them (attributes, scroll region, character set): the
 model's text is escaped before it reaches the terminal, but nothing else that wrote to it
 (the answer piped through ``tee``, say) may change what the call looks like.
-``TerminalApprover`` implements ``permissions.approver.Approver``.
+``TerminalApprover`` implements ``verdicts.Approver``.
 
 "Always" offers the rules the decision suggests, each shown in full (but for one longer
 than about the terminal's width, whose middle is cut, saying how much: an exact rule
@@ -41,17 +41,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
+from nehanda.config.rule_text import split_rule
 from nehanda.config.settings import project_settings_path
 from nehanda.config.trust import is_trusted, trust_folder
 from nehanda.config.writer import add_permission_rule
 from nehanda.errors import ConfigError
-from nehanda.permissions.approver import Answer
-from nehanda.permissions.decision import Ask
-from nehanda.permissions.rules import parse_rule
-from nehanda.types import CheckedCall
+from nehanda.types import CheckedCall, ToolFacts
 from nehanda.ui.approval_view import ShownRequest, fitted_request, shown_request
 from nehanda.ui.screen_fit import pages, rows_of
 from nehanda.ui.shown_text import abbreviated, hidden, printable, shown_line
+from nehanda.verdicts import Answer, Ask
 
 if TYPE_CHECKING:
     from nehanda.ui.key_reader import KeyReader
@@ -82,18 +81,25 @@ class TerminalApprover:
     # Takes the keys typed but not read yet, once the question is on screen; those left
     # are dropped as the answer is read.
     typed_ahead: Callable[[], None] | None = None
+    # Raises ValueError for a rule that may not be saved. The rule language lives in the
+    # permission layer, which the session passes in (``permissions.rules.parse_rule``);
+    # on its own the prompt checks the form.
+    check_rule: Callable[[str], object] = split_rule
 
     async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
         shown = shown_request(call, decision, self.workspace)
         sane = _SANE if _is_terminal(self.output) and os.environ.get("TERM") != "dumb" else ""
         columns, rows = self.screen()
         choices = "y = yes, n = no, t = no, and tell the model what to do instead"
-        choices += _always_choice(self, decision, columns)
+        choices += _always_choice(self, decision, columns, call.facts)
         question = f"Run it? ({choices}, v = view it all) "
         view = fitted_request(shown, columns, rows, question)
         if view.whole:
             question = f"Run it? ({choices}) "
         shown_before = False
+        # Made before the question shows, not as its key is read: what the user types once
+        # it is on screen must not fall into the time prompt_toolkit takes to load.
+        reader = _reader(self.input) if _is_terminal(self.input) else None
         while True:
             # Shown again after each key that does not answer, so that what came between
             # (the pages, the rules offered) leaves no part of the call scrolled away.
@@ -102,8 +108,8 @@ class TerminalApprover:
             if not shown_before and self.typed_ahead is not None:
                 self.typed_ahead()  # pressed while the call was laid out: kept, not an answer
             shown_before = True
-            key = (await read_key(self.input)).lower()
-            if (answer := await self._answer(key, decision)) is not None:
+            key = (await read_key(self.input, reader)).lower()
+            if (answer := await self._answer(key, decision, call.facts)) is not None:
                 return answer
             if key == "v" and not view.whole:
                 self.output.write("view all\n")
@@ -111,14 +117,14 @@ class TerminalApprover:
             elif key != "a" or not decision.suggestions:
                 self.output.write("\n")
 
-    async def _answer(self, key: str, decision: Ask) -> Answer | None:
+    async def _answer(self, key: str, decision: Ask, facts: ToolFacts) -> Answer | None:
         """The answer ``key`` gives, or None for one that goes back to the question."""
         if key == "y":
             self.output.write("yes\n")
             return Answer(run=True)
         if key == "a" and decision.suggestions:
             self.output.write("always\n")
-            rules = await self._always(decision)
+            rules = await self._always(decision, facts)
             return None if rules is None else Answer(run=True, always=True, rules=rules)
         if key == "t":
             return await self._no_with_words()
@@ -150,8 +156,8 @@ class TerminalApprover:
             return Answer(run=False, reason=_SAID_NO)
         return Answer(run=False, reason=_SAID_NO, words=words.strip())
 
-    async def _always(self, decision: Ask) -> tuple[str, ...] | None:
-        return await choose_rules(self, decision)
+    async def _always(self, decision: Ask, facts: ToolFacts) -> tuple[str, ...] | None:
+        return await choose_rules(self, decision, facts)
 
 
 # -- "always": which rules, kept where ---------------------------------------------
@@ -160,8 +166,11 @@ class TerminalApprover:
 _BACK = ("\x1b", "\x04", "")
 
 
-async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ...] | None:
-    """The rules picked (kept where the user said), or None to go back to the prompt."""
+async def choose_rules(
+    prompt: TerminalApprover, decision: Ask, facts: ToolFacts
+) -> tuple[str, ...] | None:
+    """The rules picked (kept where the user said), or None to go back to the prompt;
+    ``facts`` are the asking call's, whose tool the rules name."""
     offered = [decision.broader, decision.suggestions] if decision.broader else []
     rules = decision.suggestions
     columns = prompt.screen()[0]
@@ -175,7 +184,7 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
         if picked is None:
             return None
         rules = offered[int(picked) - 1]
-    places = _places(prompt, rules)
+    places = _places(prompt, rules, facts)
     if len(places) > 1:
         keys = {key: key for key in places}
         choices = ", ".join(f"{key} = {where}" for key, (where, _) in places.items())
@@ -188,12 +197,13 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
     return rules
 
 
-def _always_choice(prompt: TerminalApprover, decision: Ask, columns: int) -> str:
+def _always_choice(prompt: TerminalApprover, decision: Ask, columns: int, facts: ToolFacts) -> str:
     if not decision.suggestions:
         return ""
     if decision.broader:
         return ", a = always allow (pick the rule)"
-    session = "" if len(_places(prompt, decision.suggestions)) > 1 else " this session"
+    places = _places(prompt, decision.suggestions, facts)
+    session = "" if len(places) > 1 else " this session"
     return f", a = always allow {_rules(decision.suggestions, columns)}{session}"
 
 
@@ -203,11 +213,14 @@ def _rules(rules: tuple[str, ...], limit: int) -> str:
     return abbreviated(shown_line(" and ".join(rules)), limit)
 
 
-def _places(prompt: TerminalApprover, rules: tuple[str, ...]) -> dict[str, tuple[str, Path | None]]:
+def _places(
+    prompt: TerminalApprover, rules: tuple[str, ...], facts: ToolFacts
+) -> dict[str, tuple[str, Path | None]]:
     """Where ``rules`` may be kept. Not in the user's settings, which every project reads,
     if one names a path inside this workspace (``Edit(src/a.py)``)."""
     places: dict[str, tuple[str, Path | None]] = {"s": ("for this session only", None)}
-    if prompt.user_settings is not None and not any(map(_names_a_workspace_path, rules)):
+    local = any(_names_a_workspace_path(rule, facts) for rule in rules)
+    if prompt.user_settings is not None and not local:
         places["u"] = (f"in your settings ({prompt.user_settings})", prompt.user_settings)
     if prompt.project and _trusted(prompt.workspace):
         project = project_settings_path(prompt.workspace)
@@ -215,14 +228,17 @@ def _places(prompt: TerminalApprover, rules: tuple[str, ...]) -> dict[str, tuple
     return places
 
 
-def _names_a_workspace_path(text: str) -> bool:
+def _names_a_workspace_path(text: str, facts: ToolFacts) -> bool:
+    """Whether the rule ``text``, offered for a call with ``facts``, names a relative path:
+    the rules offered name the call's tool or its family, so its specifier is a path
+    where the tool works on one."""
     try:
-        rule = parse_rule(text)
+        _, specifier = split_rule(text)
     except ValueError:
         return True
-    if rule.specifier is None or not rule.paths:
+    if specifier is None or facts.path_argument is None:
         return False
-    return not rule.specifier.startswith(("/", "~"))
+    return not specifier.startswith(("/", "~"))
 
 
 def _trusted(workspace: Path) -> bool:
@@ -253,7 +269,7 @@ def _save(prompt: TerminalApprover, rules: tuple[str, ...], path: Path | None) -
         if project and not is_trusted(prompt.workspace):
             raise ConfigError(f"{prompt.workspace} is no longer trusted, so {path} stays as it is")
         for rule in rules:
-            parse_rule(rule)
+            prompt.check_rule(rule)
             add_permission_rule(rule, path=path)
         if project:
             trust_folder(prompt.workspace)
@@ -278,7 +294,7 @@ async def page_through(keys: IO[str], output: IO[str], screenfuls: list[list[str
             return
 
 
-async def read_key(stream: IO[str]) -> str:
+async def read_key(stream: IO[str], reader: KeyReader | None = None) -> str:
     """One key from a terminal, without waiting for Enter; one character elsewhere.
     What came in one read is returned whole (an arrow key's or Shift-Tab's escape
     sequence, a paste): it is none of the keys a question takes, Esc included. What was
@@ -286,7 +302,7 @@ async def read_key(stream: IO[str]) -> str:
     has gone."""
     if not _is_terminal(stream):
         return stream.read(1)
-    reader = _reader(stream)
+    reader = reader or _reader(stream)
     with reader.keys_mode():
         reader.drop_pending()
         while (text := await reader.next_text()) == "":

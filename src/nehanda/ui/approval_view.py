@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nehanda.errors import ToolError
-from nehanda.permissions.decision import Ask
 from nehanda.tools.output import cap_lines
 from nehanda.types import CheckedCall, ToolFacts, ToolUse
 from nehanda.ui.screen_fit import fit, row_count, rows_of
@@ -24,6 +23,7 @@ from nehanda.ui.shown_text import (
     shown_diff,
     shown_line,
 )
+from nehanda.verdicts import Ask
 
 MAX_DIFF_LINES = 5000  # of a diff with its blank runs collapsed; v pages through them
 

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nehanda.errors import NehandaError
-from nehanda.permissions.approver import Answer, Approver
-from nehanda.permissions.decision import Ask
 from nehanda.types import CheckedCall, ToolFacts, ToolUse
+from nehanda.verdicts import Answer, Approver, Ask
 
 
 @dataclass

@@ -13,14 +13,17 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import IO, Any
 
-from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, ToolStarted
 from nehanda.events import (
+    EngineEvent,
     LeakedCallsRecovered,
     ModeSwitched,
     Notice,
     ReasoningDelta,
     Retrying,
+    RunFinished,
     TextDelta,
+    ToolExecuted,
+    ToolStarted,
 )
 from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import Chosen, describe_notice

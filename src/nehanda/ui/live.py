@@ -30,8 +30,17 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from nehanda.engine.loop import EngineEvent, RunFinished, ToolExecuted, ToolStarted, TurnStarted
-from nehanda.events import MessageEnd, ReasoningDelta, TextDelta, ToolUseStart
+from nehanda.events import (
+    EngineEvent,
+    MessageEnd,
+    ReasoningDelta,
+    RunFinished,
+    TextDelta,
+    ToolExecuted,
+    ToolStarted,
+    ToolUseStart,
+    TurnStarted,
+)
 from nehanda.ui.call_diffs import CallDiffs
 from nehanda.ui.code_stream import CODE_THEME, CodeView
 from nehanda.ui.markdown_stream import Block, MarkdownBlocks, Piece

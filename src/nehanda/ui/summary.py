@@ -5,9 +5,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from nehanda.engine.compaction import Compacted
-from nehanda.engine.loop import EngineEvent, ToolExecuted
-from nehanda.events import LeakedCallsRecovered, ModeSwitched, Notice, Retrying
+from nehanda.events import (
+    Compacted,
+    EngineEvent,
+    LeakedCallsRecovered,
+    ModeSwitched,
+    Notice,
+    Retrying,
+    ToolExecuted,
+)
 from nehanda.providers.http_errors import redact_url
 from nehanda.tools.watched import steering_note
 from nehanda.types import UNKNOWN_TOOL, Refusal, ToolFacts, ToolResult, ToolUse

@@ -19,14 +19,15 @@ from contextlib import suppress
 from dataclasses import dataclass
 from typing import IO
 
-from nehanda.engine.loop import (
+from nehanda.events import (
     EngineEvent,
+    ReasoningDelta,
     RunFinished,
+    TextDelta,
     ToolExecuted,
     ToolStarted,
     TurnStarted,
 )
-from nehanda.events import ReasoningDelta, TextDelta
 from nehanda.ui.call_diffs import CallDiffs
 from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import Chosen, describe_notice

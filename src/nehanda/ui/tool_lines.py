@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nehanda.engine.loop import ToolExecuted
+from nehanda.events import ToolExecuted
 from nehanda.tools.output import cap_lines
 from nehanda.ui.shown_text import printable, shown_diff
 from nehanda.ui.summary import describe_call, describe_result

@@ -5,7 +5,8 @@ Each tool's verdict is what ``permissions.decision.decide`` answers for a typica
 the rules in force right now (answers of "always" included): a file inside the
 workspace and one outside it, or a command that no rule names. A rule for one
 particular path or command can still change the verdict for that call; the rules
-that could are listed beside the tool.
+that could are listed beside the tool. It asks ``decide``, so it lives beside it: the
+renderers in ``ui/`` load no rule engine.
 """
 
 from __future__ import annotations
@@ -14,14 +15,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from nehanda.config.permission_modes import PERMISSION_MODES
-from nehanda.permissions.decision import (
-    Allow,
-    Ask,
-    Decision,
-    PermissionRules,
-    decide,
-)
+from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.types import CheckedCall, ToolFacts, ToolSpec, ToolUse
+from nehanda.verdicts import Allow, Ask, Decision
 
 # Names no rule is likely to name, so that the verdict is the rules' general one.
 EXAMPLE_FILE = "nehanda-example.txt"
