@@ -10,16 +10,19 @@ components. In order:
 1. a matching ``deny`` rule denies; for Bash, a Read or Edit deny rule also denies a
    command naming a path it covers (``permissions.command_paths``), and where any Bash
    deny or ask rule exists, a command the analyser cannot judge (``ShellCommand.unjudged``)
-   is denied in ``yolo`` and ``plan`` modes and asks in the others. git's own options are
-   taken away before ``git SUB`` rules are matched (``git -C . push`` is ``git push``);
-2. ``yolo`` mode (``--yes``) allows everything else; ``plan`` mode denies every call
-   that could change something (Write, Edit, Bash);
+   is denied in a mode that settles commands itself (yolo, plan) and asks in the others.
+   git's own options are taken away before ``git SUB`` rules are matched (``git -C .
+   push`` is ``git push``);
+2. a mode that settles the call's kind (``config.permission_modes.PERMISSION_MODES``)
+   answers for it: ``yolo`` (``--yes``) runs everything else, ``plan`` refuses every
+   call that could change something (Write, Edit, Bash, an MCP tool its server does not
+   call read-only; one it does still asks);
 3. a matching ``ask`` rule asks;
 4. a change to a protected path (``.git/``, ``.nehanda/``, editor and shell settings
    files, nehanda's own settings and state) asks, whatever the allow rules say;
 5. a matching ``allow`` rule allows; a Bash command only when every one of its parts
    is allowed, and a command with risks (``permissions.shell``) only by a rule naming it whole;
-6. otherwise the mode decides: read-only tools run inside the workspace, and in
+6. otherwise the mode's table decides: read-only tools run inside the workspace, and in
    ``accept-edits`` mode so do Edit and Write; anything else asks. A path outside the
    workspace asks. A Bash command that only reads (``permissions.harmless``: ``ls``,
    ``cat``, ``grep``, ``git log``…) runs too, but only where the facts passed in
