@@ -1,11 +1,11 @@
 """What ``/tools`` and ``/permissions`` show: the rules in force, in words. Pure.
 
 Each tool's verdict is what ``permissions.decision.decide`` answers for a typical call
-(built from the facts its spec carries) under
-the rules in force right now (answers of "always" included): a file inside the
-workspace and one outside it, or a command that no rule names. A rule for one
-particular path or command can still change the verdict for that call; the rules
-that could are listed beside the tool. It asks ``decide``, so it lives beside it: the
+(built from the facts its spec carries) under the rules in force right now (answers of
+"always" included): a file inside the workspace and one outside it, or a command that
+no rule names. Each mode is described by the mode table's words (``PERMISSION_MODES``).
+A rule for one particular path or command can still change the verdict for that call;
+the rules that could are listed beside the tool. It asks ``decide``, so it lives beside it: the
 renderers in ``ui/`` load no rule engine.
 """
 
