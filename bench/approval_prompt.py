@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from nehanda.types import ToolUse
+from nehanda.tools.registry import check_call
+from nehanda.types import CheckedCall, ToolUse
 from nehanda.ui.approval_view import fitted_request, shown_request
 from nehanda.ui.screen_fit import pages
 from nehanda.ui.summary import describe_call
@@ -51,14 +52,15 @@ def best_ms(work: Callable[[], object]) -> float:
 
 
 def timings(command: str) -> tuple[float, float, float, float]:
-    use = ToolUse("call_1", "Bash", {"command": command})
+    call = check_call(ToolUse("call_1", "Bash", {"command": command}))
+    assert isinstance(call, CheckedCall)
     decision = Ask("commands ask", (f"Bash({command})",))
-    shown = shown_request(use, decision, WORKSPACE)
+    shown = shown_request(call, decision, WORKSPACE)
     return (
-        best_ms(lambda: shown_request(use, decision, WORKSPACE)),
+        best_ms(lambda: shown_request(call, decision, WORKSPACE)),
         best_ms(lambda: fitted_request(shown, 100, 40, QUESTION)),
         best_ms(lambda: pages(shown.body, 100, 40, [shown.reason])),
-        best_ms(lambda: describe_call(use)),
+        best_ms(lambda: describe_call(call.use, call.facts)),
     )
 
 

@@ -29,7 +29,7 @@ from nehanda.providers.base import Capabilities, ChatRequest, Provider
 from nehanda.providers.calling import ToolCalling
 from nehanda.providers.mode import Mode
 from nehanda.providers.openai_compat import OpenAICompatProvider
-from nehanda.tools.registry import check_call, key_arguments
+from nehanda.tools.registry import check_call
 from nehanda.types import CheckedCall, ToolResult, ToolSpec, ToolUse, Usage
 
 TURNS = int(sys.argv[1]) if len(sys.argv) > 1 else 200
@@ -95,7 +95,6 @@ class BigResults:
 
     specs = TOOLS
     check = staticmethod(check_call)
-    key_arguments = staticmethod(key_arguments)
 
     async def run(self, checked: CheckedCall) -> ToolResult:
         line = "    def handle(self, event: StreamEvent) -> list[StreamEvent]:  # line\n"
@@ -110,7 +109,6 @@ class NoOpTools:
 
     specs = TOOLS
     check = staticmethod(check_call)
-    key_arguments = staticmethod(key_arguments)
 
     async def run(self, checked: CheckedCall) -> ToolResult:
         return ToolResult(checked.use.id, "ok")

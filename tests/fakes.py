@@ -8,8 +8,19 @@ from dataclasses import dataclass, field
 
 from nehanda.events import MessageEnd, StreamEvent, TextDelta, ToolUseEnd, ToolUseStart
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.tools.registry import check_call, key_arguments
-from nehanda.types import CheckedCall, ToolResult, Toolset, ToolSpec, ToolUse, Usage
+from nehanda.tools.mcp import search
+from nehanda.tools.mcp.names import is_mcp_name
+from nehanda.tools.registry import builtin_facts, check_call
+from nehanda.types import (
+    UNKNOWN_TOOL,
+    CheckedCall,
+    ToolFacts,
+    ToolResult,
+    Toolset,
+    ToolSpec,
+    ToolUse,
+    Usage,
+)
 
 ToolRunner = Callable[[ToolUse], Awaitable[ToolResult]]
 
@@ -77,8 +88,19 @@ class FakeToolset:
     def plain_output(self, content: str) -> str:
         return content
 
-    def key_arguments(self, name: str) -> tuple[str, ...]:
-        return key_arguments(name)
+
+def checked(use: ToolUse) -> CheckedCall:
+    """``use`` as a check passes it on, with its tool's facts and its arguments unread: a
+    built-in's, ToolSearch's, or, for an ``mcp__`` name, those of a server's tool whose
+    server says it only reads (a claim that never lets it run unasked)."""
+    if is_mcp_name(use.name):
+        server = use.name.split("__")[1]
+        facts = ToolFacts(kind="read", source="mcp", read_only=True, server=server)
+    elif use.name == search.NAME:
+        facts = search.FACTS
+    else:
+        facts = builtin_facts().get(use.name, UNKNOWN_TOOL)
+    return CheckedCall(use, use.input, facts=facts)
 
 
 async def run_through(toolset: Toolset, use: ToolUse) -> ToolResult:

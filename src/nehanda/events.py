@@ -26,7 +26,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from nehanda.types import Message, Origin, RequestCount, ToolResult, ToolUse, Usage
+from nehanda.types import (
+    UNKNOWN_TOOL,
+    Message,
+    Origin,
+    RequestCount,
+    ToolFacts,
+    ToolResult,
+    ToolUse,
+    Usage,
+)
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "other"]
 ProblemKind = Literal[
@@ -132,19 +141,22 @@ class TurnStarted:
 
 @dataclass(frozen=True)
 class ToolStarted:
-    """A call is about to go through permissions and run."""
+    """A call is about to go through permissions and run; ``facts`` are its tool's, as
+    its check found them (none known for a call the check answered)."""
 
     tool_use: ToolUse
+    facts: ToolFacts = UNKNOWN_TOOL
 
 
 @dataclass(frozen=True)
 class ToolExecuted:
     """A call's result; ``seconds`` is how long the tool ran, any wait for the user's
-    approval left out."""
+    approval left out; ``facts`` are its tool's, for the renderers."""
 
     tool_use: ToolUse
     result: ToolResult
     seconds: float
+    facts: ToolFacts = UNKNOWN_TOOL
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,9 @@ answered by exactly one ``ToolResult`` with the same id.
 
 ``Toolset`` is all the engine knows of tools: their specs, ``check`` (which turns a
 call into a ``CheckedCall`` or answers it with an error result) and ``run``, which takes
-only a checked call, so a call is validated once, by construction.
+only a checked call, so a call is validated once, by construction. A ``CheckedCall``
+carries its tool's ``ToolFacts`` (and so does each ``ToolSpec``): permissions and the
+renderers read those, never a table of tools.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ from typing import Any, Literal, Protocol
 Role = Literal["system", "user", "assistant", "tool"]
 Origin = Literal["native", "rescue"]
 JsonObject = dict[str, Any]
+# ACP's ToolKind values: what a call does, as a client shows it.
+ToolKind = Literal["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"]
+# Where a tool comes from: nehanda itself, an MCP server, a subagent.
+ToolSource = Literal["builtin", "mcp", "subagent"]
 
 
 def new_call_id() -> str:
@@ -112,6 +118,89 @@ class Message:
         return [p for p in self.parts if isinstance(p, ToolResult)]
 
 
+def count_lines(text: str) -> str:
+    """``3 lines``, ``1 line`` or ``no output``: how long ``text`` is, in lines."""
+    if not text:
+        return "no output"
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    return f"{lines} line{'s' if lines != 1 else ''}"
+
+
+@dataclass(frozen=True)
+class ToolFacts:
+    """What the layers above a toolset know of a tool, given by the tool itself.
+
+    ``read_only``: the tool only reads; for an MCP tool (``source`` "mcp") it is its
+    server's ``readOnlyHint``, a claim, which may keep a tool out of plan mode but never
+    lets one run unasked. ``path_argument`` names the argument holding the path a file
+    tool works on (``path_default`` when it is left out), and ``more_paths`` adds the
+    other places a call reaches from it (Glob's pattern directories).
+    ``command_argument`` names the shell command a tool runs. ``summary_keys`` are the
+    arguments that say most about a call, best first. ``diff`` is the unified diff a
+    call would make to a file, read before it runs (it raises ``ToolError`` or
+    ``ValueError`` when the call could not apply). ``plain_output`` takes away the
+    framing the tool puts around what it shows. ``outcome`` sums up a successful call
+    from its arguments and output in a few words; without it, the count of lines its
+    plain output has. ``server`` names an MCP tool's server. The defaults know nothing:
+    such a tool only reads nothing, names no path and asks.
+    """
+
+    kind: ToolKind = "other"
+    source: ToolSource = "builtin"
+    read_only: bool = False
+    path_argument: str | None = None
+    path_default: str | None = None
+    more_paths: Callable[[JsonObject, str], list[str]] | None = None
+    command_argument: str | None = None
+    summary_keys: tuple[str, ...] = ()
+    diff: Callable[[JsonObject, Path], list[str]] | None = None
+    plain_output: Callable[[str], str] | None = None
+    outcome: Callable[[JsonObject, str], str] | None = None
+    server: str | None = None
+
+    def paths(self, arguments: JsonObject) -> list[str] | None:
+        """The paths a call works on, as written; ``None`` when it names none readable."""
+        if self.path_argument is None:
+            return None
+        raw = arguments.get(self.path_argument, self.path_default)
+        if not isinstance(raw, str):
+            return None
+        return [raw, *(self.more_paths(arguments, raw) if self.more_paths else ())]
+
+    def command(self, arguments: JsonObject) -> str | None:
+        """The command a call runs, if the tool runs commands and the call gives one."""
+        if self.command_argument is None:
+            return None
+        command = arguments.get(self.command_argument)
+        return command if isinstance(command, str) else None
+
+    @property
+    def key_arguments(self) -> tuple[str, ...]:
+        """The arguments that say what a call does, as permissions judge it: the command
+        it runs, the path it works on."""
+        return tuple(key for key in (self.command_argument, self.path_argument) if key)
+
+    def summary(self, arguments: JsonObject) -> str | None:
+        """The argument that says most about a call, if the call gives one."""
+        return next(
+            (value for key in self.summary_keys if isinstance(value := arguments.get(key), str)),
+            None,
+        )
+
+    def shown_output(self, output: str) -> str:
+        """The output as a person reads it: its plain text, without the tool's framing."""
+        return self.plain_output(output) if self.plain_output else output
+
+    def describe_outcome(self, arguments: JsonObject, output: str) -> str:
+        """``3 lines``: what a successful call did, as its tool line says it."""
+        if self.outcome is not None:
+            return self.outcome(arguments, output)
+        return count_lines(self.shown_output(output))
+
+
+UNKNOWN_TOOL = ToolFacts()
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """What the model is told about a tool; ``input_schema`` is a JSON Schema object.
@@ -121,6 +210,8 @@ class ToolSpec:
     server's prompt cache with it), since its schema is in the transcript already.
     ``brief`` is the description a small window gets (None: its first sentence), for a
     tool whose whole description is what it offers (ToolSearch's list of names).
+    ``facts`` is what the toolset knows of the tool (never sent to a model), for those
+    that judge or show a tool before any call of it: the plan-mode list, ``/tools``.
     """
 
     name: str
@@ -128,6 +219,7 @@ class ToolSpec:
     input_schema: JsonObject
     searched: bool = False
     brief: str | None = None
+    facts: ToolFacts = field(default=UNKNOWN_TOOL, compare=False)
 
 
 @dataclass(frozen=True)
@@ -136,12 +228,14 @@ class CheckedCall:
 
     Only ``Toolset.check`` makes one. ``arguments`` is the tool's own reading of the
     input, opaque to the engine; ``granted`` holds the resolved paths outside the
-    workspace that the permission decision named for this call.
+    workspace that the permission decision named for this call; ``facts`` are its
+    tool's, as the toolset that checked it knows them.
     """
 
     use: ToolUse
     arguments: object
     granted: tuple[Path, ...] = ()
+    facts: ToolFacts = UNKNOWN_TOOL
 
 
 class Toolset(Protocol):
@@ -165,11 +259,6 @@ class Toolset(Protocol):
     def plain_output(self, content: str) -> str:
         """Tool output with the tools' own framing taken away (Read's line numbers), as
         the engine reads it for calls the model may have copied from it."""
-
-    def key_arguments(self, name: str) -> tuple[str, ...]:
-        """The arguments that say what a call to ``name`` does, as permissions judge it:
-        the command it runs, the path it works on; none for a tool without them (an MCP
-        tool). The engine compares these to tell a call copied from tool output."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall
 
 
 @dataclass(frozen=True)
@@ -63,4 +63,6 @@ class Answer:
 
 
 class Approver(Protocol):
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer: ...
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
+        """The user's answer on ``call``, shown as its tool's facts say."""
+        ...

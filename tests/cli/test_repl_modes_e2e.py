@@ -227,7 +227,7 @@ def test_permissions_mode_sets_it_it_outlives_a_model_switch_and_plan_refuses_wr
     # A model that calls Edit anyway, from memory, is refused; the file stays as it was.
     child.send("Fix the install line\r")
     wait_screen(
-        child, "not allowed: plan mode runs read-only tools only", "Install it with pip install"
+        child, "not allowed: plan mode: read-only tools only", "Install it with pip install"
     )
     child.expect_exact(PROMPT)
     assert (workspace / "README.md").read_text() == README

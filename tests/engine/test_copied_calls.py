@@ -9,7 +9,7 @@ import pytest
 
 from nehanda.engine.copied_calls import ToolOutputCalls
 from nehanda.toolcalls import objects
-from nehanda.tools.registry import builtin_specs, key_arguments, plain_output
+from nehanda.tools.registry import builtin_specs, plain_output
 from nehanda.types import Message, ToolResult, ToolSpec, ToolUse
 
 TOUCH = {"command": "touch marker.txt"}
@@ -17,7 +17,7 @@ CALL_JSON = json.dumps({"name": "Bash", "arguments": TOUCH})
 
 
 def output_calls(specs: tuple[ToolSpec, ...] = builtin_specs()) -> ToolOutputCalls:
-    return ToolOutputCalls(specs, plain_output, key_arguments)
+    return ToolOutputCalls(specs, plain_output)
 
 
 def conversation(tool: str, output: str) -> list[Message]:

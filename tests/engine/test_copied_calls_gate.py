@@ -25,7 +25,7 @@ from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
-from nehanda.types import ToolResult, ToolUse
+from nehanda.types import CheckedCall, ToolResult, ToolUse
 from nehanda.verdicts import Answer, Ask
 
 TOUCH = "touch marker.txt"
@@ -38,8 +38,8 @@ class RefusingUser:
     def __init__(self) -> None:
         self.asked: list[tuple[ToolUse, Ask]] = []
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        self.asked.append((tool_use, decision))
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
+        self.asked.append((call.use, decision))
         return Answer(run=False, reason="the user said no")
 
 

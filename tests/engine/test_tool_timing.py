@@ -13,7 +13,7 @@ from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall, ToolUse
 from nehanda.verdicts import Answer, Ask
 
 USER_THINKS = 0.8
@@ -27,8 +27,8 @@ class SlowUser:
         self.run = run
         self.asked: list[ToolUse] = []
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        self.asked.append(tool_use)
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
+        self.asked.append(call.use)
         await asyncio.sleep(USER_THINKS)
         return Answer(run=self.run, reason="the user said no")
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from fakes import run_through
+from fakes import checked, run_through
 from nehanda.config.settings import project_settings_path, user_settings_path
 from nehanda.config.trust import is_trusted, trust_folder
 from nehanda.permissions.approver import NoTerminal
@@ -22,7 +22,7 @@ from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.rules import parse_rule
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
-from nehanda.types import ToolResult, ToolUse
+from nehanda.types import CheckedCall, ToolResult, ToolUse
 from nehanda.ui.approval import TerminalApprover
 from nehanda.ui.shown_text import escape_hidden
 from nehanda.verdicts import Answer, Ask
@@ -39,7 +39,7 @@ def prompt(ws: Path, keys: str) -> tuple[TerminalApprover, io.StringIO]:
 
 
 def ask(approver: TerminalApprover, name: str, decision: Ask, **args: Any) -> Answer:
-    return asyncio.run(approver.ask(ToolUse("call_1", name, args), decision))
+    return asyncio.run(approver.ask(checked(ToolUse("call_1", name, args)), decision))
 
 
 def test_yes_runs_and_the_prompt_shows_the_command_and_the_reason(ws: Path) -> None:
@@ -113,7 +113,7 @@ def test_an_edit_that_would_fail_says_so_instead_of_a_diff(ws: Path) -> None:
 
 
 def test_no_terminal_refuses_and_says_why() -> None:
-    answer = asyncio.run(NoTerminal().ask(ToolUse("1", "Bash", {}), Ask("commands ask")))
+    answer = asyncio.run(NoTerminal().ask(checked(ToolUse("1", "Bash", {})), Ask("commands ask")))
     assert not answer.run and "not running in a terminal" in answer.reason
 
 
@@ -127,8 +127,8 @@ class Recorder:
         self.answers = list(answers)
         self.asked: list[tuple[str, Ask]] = []
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        self.asked.append((tool_use.name, decision))
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
+        self.asked.append((call.use.name, decision))
         return self.answers.pop(0)
 
 
@@ -348,7 +348,7 @@ def on_a_terminal(ws: Path, typed_before: bytes, kept: list[str] | None = None) 
         os.write(master, typed_before)
         assert select.select([slave], [], [], 5)[0]  # the keys have reached the terminal
         call = ToolUse("call_1", "Bash", {"command": "rm -rf build"})
-        asking = asyncio.ensure_future(approver.ask(call, Ask("commands ask")))
+        asking = asyncio.ensure_future(approver.ask(checked(call), Ask("commands ask")))
         shown = b""
         while b"Run it?" not in shown:
             await asyncio.sleep(0.05)

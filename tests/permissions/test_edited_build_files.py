@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fakes import run_through
+from fakes import checked, run_through
 from nehanda.config.permission_modes import Mode
 from nehanda.config.settings import SandboxTable
 from nehanda.permissions.decision import PermissionRules, decide
@@ -21,7 +21,7 @@ from nehanda.permissions.sandboxing import session_sandbox
 from nehanda.sandbox.confine import probe_support
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
-from nehanda.types import ToolResult, ToolUse
+from nehanda.types import CheckedCall, ToolResult, ToolUse
 from nehanda.ui.approval_view import shown_request
 from nehanda.verdicts import Allow, Answer, Ask
 
@@ -36,8 +36,8 @@ class Recorder:
         self.answers = list(answers)
         self.shown: list[str] = []
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        self.shown.append("\n".join(shown_request(tool_use, decision, self.ws).lines()))
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
+        self.shown.append("\n".join(shown_request(call, decision, self.ws).lines()))
         return Answer(self.answers.pop(0), reason="the user said no")
 
 
@@ -110,7 +110,7 @@ def test_a_command_that_changed_package_json_makes_the_next_run_ask(ws: Path) ->
 def judge(command: str, edited: set[str], mode: Mode = "default") -> object:
     rules = PermissionRules.parse(mode, allow=[f"Bash({command})"])
     use = ToolUse("call_1", "Bash", {"command": command})
-    return decide(use, rules, Path("/ws"), edited=frozenset(edited))
+    return decide(checked(use), rules, Path("/ws"), edited=frozenset(edited))
 
 
 @pytest.mark.parametrize(
@@ -155,7 +155,7 @@ def test_yolo_runs_it_all_the_same() -> None:
 
 def test_a_command_that_asks_anyway_says_which_file_too() -> None:
     use = ToolUse("call_1", "Bash", {"command": "make deploy"})
-    decision = decide(use, PermissionRules(), Path("/ws"), edited=frozenset({"Makefile"}))
+    decision = decide(checked(use), PermissionRules(), Path("/ws"), edited=frozenset({"Makefile"}))
     assert isinstance(decision, Ask) and decision.edited == ("Makefile",)
     assert "no allow rule covers make deploy" in decision.reason
     assert "Makefile was edited in this session" in decision.reason

@@ -14,7 +14,7 @@ from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.tools.base import ToolContext
 from nehanda.tools.mcp.connection import RemoteTool
-from nehanda.tools.mcp.servers import McpServers, McpTool
+from nehanda.tools.mcp.servers import McpServers, McpTool, mcp_tool
 from nehanda.tools.mcp.toolset import WithMcp
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import CheckedCall, ToolSpec, ToolUse
@@ -32,8 +32,8 @@ def gate(workspace: Path, mode: str = "default", mcp: bool = False) -> ToolGate:
 def notes_server() -> McpServers:
     def tool(name: str, read_only: bool) -> McpTool:
         schema = {"type": "object", "properties": {"text": {"type": "string"}}}
-        spec = ToolSpec(f"mcp__notes__{name}", f"{name} a note", schema)
-        return McpTool(spec, "notes", RemoteTool(name, f"{name} a note", schema, read_only))
+        remote = RemoteTool(name, f"{name} a note", schema, read_only)
+        return mcp_tool(f"mcp__notes__{name}", "notes", remote)
 
     return McpServers(tools=(tool("list_notes", True), tool("add_note", False)))
 
@@ -68,7 +68,7 @@ def test_plan_mode_refuses_a_write_the_model_calls_anyway(tmp_path: Path) -> Non
     checked = g.check(use)
     assert isinstance(checked, CheckedCall)
     result = asyncio.run(g.run(checked))
-    assert result.is_error and "plan mode runs read-only tools only" in result.content
+    assert result.is_error and "plan mode: read-only tools only" in result.content
     assert not (tmp_path / "x.txt").exists()
 
 

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fakes import run_through
+from fakes import checked, run_through
 from nehanda.config.permission_modes import Mode
 from nehanda.config.settings import SandboxTable
 from nehanda.permissions.decision import PermissionRules, decide
@@ -27,7 +27,7 @@ from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import probe_support
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import BuiltinTools
-from nehanda.types import ToolResult, ToolUse
+from nehanda.types import CheckedCall, ToolResult, ToolUse
 from nehanda.verdicts import Allow, Answer, Ask, Decision
 
 
@@ -70,7 +70,7 @@ def judge(
     **rules: list[str],
 ) -> Decision:
     use = ToolUse("call_1", "Bash", {"command": command})
-    return decide(use, PermissionRules.parse(mode, **rules), ws, facts or held())
+    return decide(checked(use), PermissionRules.parse(mode, **rules), ws, facts or held())
 
 
 HARMLESS = [
@@ -243,7 +243,7 @@ def test_modes(ws: Path) -> None:
 
 def test_a_call_copied_from_tool_output_still_asks(ws: Path) -> None:
     use = ToolUse("c", "Bash", {"command": "cat README.md"}, copied_from="Read README.md")
-    assert isinstance(decide(use, PermissionRules(), ws, held()), Ask)
+    assert isinstance(decide(checked(use), PermissionRules(), ws, held()), Ask)
 
 
 def test_git_asks_where_the_workspace_has_no_repository_of_its_own(ws: Path) -> None:
@@ -283,8 +283,8 @@ class Recorder:
         self.answers = list(answers)
         self.asked: list[str] = []
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        self.asked.append(tool_use.input["command"])
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
+        self.asked.append(call.use.input["command"])
         return self.answers.pop(0)
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fakes import checked
 from nehanda.config.permission_modes import Mode
 from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.types import ToolUse
@@ -69,5 +70,7 @@ def built(draw: st.DrawFn) -> str:
 @given(command=built(), mode=st.sampled_from(["yolo", "default", "accept-edits"]))
 def test_a_denied_name_built_any_way_is_never_allowed(command: str, mode: Mode) -> None:
     rules = PermissionRules.parse(mode, allow=["Bash(*)"], deny=["Bash(rm:*)", "Bash(git push:*)"])
-    decided = decide(ToolUse("1", "Bash", {"command": command}), rules, Path("/nonexistent-ws"))
+    decided = decide(
+        checked(ToolUse("1", "Bash", {"command": command})), rules, Path("/nonexistent-ws")
+    )
     assert not isinstance(decided, Allow), (command, decided)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fakes import checked
 from nehanda.config.permission_modes import Mode
 from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.types import ToolUse
@@ -182,7 +183,9 @@ def test_the_matcher_refuses_asks_or_lets_run(
     tmp_path: Path, mode: Mode, rules: dict[str, list[str]], command: str, verdict: str
 ) -> None:
     decided = decide(
-        ToolUse("1", "Bash", {"command": command}), PermissionRules.parse(mode, **rules), tmp_path
+        checked(ToolUse("1", "Bash", {"command": command})),
+        PermissionRules.parse(mode, **rules),
+        tmp_path,
     )
     expected = {"D": Deny, "A": Ask, "Y": Allow}[verdict]
     assert isinstance(decided, expected), decided
@@ -197,7 +200,7 @@ def test_a_glob_naming_a_denied_file_is_refused(
     monkeypatch.setenv("HOME", str(home))
     rules = PermissionRules.parse("yolo", deny=["Read(~/.ssh/**)"])
     for command in ("cat ~/.ss*/id_*", "cat ~/.[s]sh/*", "grep -r . ~/.s?h"):
-        decided = decide(ToolUse("1", "Bash", {"command": command}), rules, tmp_path)
+        decided = decide(checked(ToolUse("1", "Bash", {"command": command})), rules, tmp_path)
         assert isinstance(decided, Deny), (command, decided)
-    kept = decide(ToolUse("1", "Bash", {"command": "cat ~/*"}), rules, tmp_path)
+    kept = decide(checked(ToolUse("1", "Bash", {"command": "cat ~/*"})), rules, tmp_path)
     assert isinstance(kept, Allow), kept

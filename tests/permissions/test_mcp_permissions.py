@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from fakes import checked
 from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.rules import parse_rule
 from nehanda.types import ToolUse
@@ -41,7 +42,7 @@ def use(name: str) -> ToolUse:
 
 
 def verdict(name: str, **rules: object) -> Allow | Ask | Deny:
-    return decide(use(name), PermissionRules.parse(**rules), Path("/w"))  # type: ignore[arg-type]
+    return decide(checked(use(name)), PermissionRules.parse(**rules), Path("/w"))  # type: ignore[arg-type]
 
 
 def test_mcp_tools_ask_by_default_and_offer_the_tool_rule() -> None:
@@ -66,5 +67,5 @@ def test_tool_search_only_reads() -> None:
 
 def test_a_model_writing_mcp_json_asks_even_in_accept_edits_mode() -> None:
     call = ToolUse("c", "Write", {"file_path": ".mcp.json", "content": "{}"})
-    decision = decide(call, PermissionRules.parse(mode="accept-edits"), Path("/w"))
+    decision = decide(checked(call), PermissionRules.parse(mode="accept-edits"), Path("/w"))
     assert isinstance(decision, Ask) and "protected" in decision.reason

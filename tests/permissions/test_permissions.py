@@ -1,4 +1,4 @@
-"""decide(): modes, rules and their order, paths resolved and compared by components."""
+"""decide(checked()): modes, rules and their order, paths resolved and compared by components."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from fakes import checked
 from nehanda.config.permission_modes import MODES, Mode
 from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.rules import parse_rule
@@ -28,7 +29,7 @@ def ws(tmp_path: Path) -> Path:
 
 def judge(ws: Path, name: str, mode: Mode = "default", rules: Any = None, **args: Any) -> Decision:
     rules = PermissionRules.parse(mode, **(rules or {}))
-    return decide(ToolUse("call_1", name, args), rules, ws)
+    return decide(checked(ToolUse("call_1", name, args)), rules, ws)
 
 
 def kind(decision: Decision) -> str:
@@ -116,7 +117,7 @@ def test_a_symlink_into_a_protected_directory_is_protected(ws: Path) -> None:
 
 def test_extra_protected_paths(ws: Path) -> None:
     rules = PermissionRules(mode="accept-edits", protected=(ws / "state",))
-    decision = decide(ToolUse("1", "Write", {"file_path": "state/trust.json"}), rules, ws)
+    decision = decide(checked(ToolUse("1", "Write", {"file_path": "state/trust.json"})), rules, ws)
     assert isinstance(decision, Ask)
 
 
@@ -263,7 +264,7 @@ def test_malformed_rules_say_what_is_wrong(text: str, says: str) -> None:
 
 def test_allowing_adds_rules_for_the_session(ws: Path) -> None:
     rules = PermissionRules().allowing(["Bash(make)"])
-    assert isinstance(decide(ToolUse("1", "Bash", {"command": "make"}), rules, ws), Allow)
+    assert isinstance(decide(checked(ToolUse("1", "Bash", {"command": "make"})), rules, ws), Allow)
 
 
 def test_the_cli_offers_exactly_the_modes() -> None:
@@ -292,7 +293,7 @@ def test_a_call_copied_from_tool_output_asks_where_it_would_have_run(
 ) -> None:
     name, args = call
     copied = ToolUse("call_1", name, args, copied_from="the output of an earlier Read call")
-    decision = decide(copied, PermissionRules.parse(mode, **(rules or {})), ws)
+    decision = decide(checked(copied), PermissionRules.parse(mode, **(rules or {})), ws)
     assert kind(decision) == expected
     if isinstance(decision, Ask):
         assert decision.reason.startswith("the same call is written in the output of an earlier")

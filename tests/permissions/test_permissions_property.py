@@ -14,6 +14,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fakes import checked
 from nehanda.config.permission_modes import Mode
 from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.tools.paths import is_inside
@@ -76,6 +77,6 @@ def test_allowed_exactly_when_the_resolved_path_is_inside(
         tools: tuple[tuple[str, Mode], ...] = (("Read", "default"), ("Write", "accept-edits"))
         for name, mode in tools:
             tool_use = ToolUse("call_1", name, {"file_path": raw or ".", "content": ""})
-            decision = decide(tool_use, PermissionRules(mode=mode), workspace)
+            decision = decide(checked(tool_use), PermissionRules(mode=mode), workspace)
             assert isinstance(decision, Allow if inside else Ask), (raw, resolved, decision)
             assert decision.outside == (() if inside else (resolved,))

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fakes import checked
 from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.prefixes import prefix_rule
 from nehanda.permissions.shell import analyse
@@ -90,19 +91,21 @@ def test_a_git_prefix_never_allows_an_option_that_writes_or_runs(option: str) ->
     rules = PermissionRules.parse(allow=["Bash(git log:*)", "Bash(git diff:*)"])
     for sub in ("log", "diff"):
         use = ToolUse("c", "Bash", {"command": f"git {sub} {option}"})
-        assert not isinstance(decide(use, rules, Path("/nonexistent/ws")), Allow)
+        assert not isinstance(decide(checked(use), rules, Path("/nonexistent/ws")), Allow)
     for globals_ in ("-c core.pager=sh", "-C ..", "--exec-path=."):
         use = ToolUse("c", "Bash", {"command": f"git {globals_} log"})
-        assert not isinstance(decide(use, rules, Path("/nonexistent/ws")), Allow)
+        assert not isinstance(decide(checked(use), rules, Path("/nonexistent/ws")), Allow)
 
 
 def test_the_question_offers_the_prefix_beside_the_exact_rule(tmp_path: Path) -> None:
     use = ToolUse("c", "Bash", {"command": "git status --short && rm -rf build"})
-    decision = decide(use, PermissionRules(), tmp_path)
+    decision = decide(checked(use), PermissionRules(), tmp_path)
     assert isinstance(decision, Ask)
     assert decision.suggestions == ("Bash(git status --short)", "Bash(rm -rf build)")
     assert decision.broader == ("Bash(git status:*)", "Bash(rm -rf build)")
-    plain = decide(ToolUse("c", "Bash", {"command": "rm -rf build"}), PermissionRules(), tmp_path)
+    plain = decide(
+        checked(ToolUse("c", "Bash", {"command": "rm -rf build"})), PermissionRules(), tmp_path
+    )
     assert isinstance(plain, Ask) and plain.broader == ()
 
 
@@ -124,6 +127,8 @@ def test_an_offered_prefix_allows_its_command_and_nothing_with_a_risk(
         return
     rules = PermissionRules.parse(allow=[rule])
     workspace = Path("/nonexistent/ws")
-    assert isinstance(decide(ToolUse("c", "Bash", {"command": command}), rules, workspace), Allow)
+    assert isinstance(
+        decide(checked(ToolUse("c", "Bash", {"command": command})), rules, workspace), Allow
+    )
     worse = ToolUse("c", "Bash", {"command": f"{command} {risky}"})
-    assert not isinstance(decide(worse, rules, workspace), Allow)
+    assert not isinstance(decide(checked(worse), rules, workspace), Allow)

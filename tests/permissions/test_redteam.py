@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from fakes import checked
 from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.harmless import Confinement
 from nehanda.permissions.repository import plain_config, plain_repository
@@ -36,7 +37,7 @@ def judge(ws: Path, command: str, allow: tuple[str, ...] = ()) -> object:
     secrets = tuple(Path(os.path.realpath(p)) for p in secret_paths())
     held = Confinement(True, secrets, plain_repository(ws), True)
     use = ToolUse("call_1", "Bash", {"command": command})
-    return decide(use, PermissionRules.parse(allow=allow), ws, held)
+    return decide(checked(use), PermissionRules.parse(allow=allow), ws, held)
 
 
 def test_a_plain_repository_lets_git_status_run_unasked(ws: Path) -> None:
@@ -142,6 +143,6 @@ def test_an_mcp_call_s_argument_names_cannot_draw_on_the_prompt(tmp_path: Path) 
 
     forged = "x\x1b[2J\rnehanda wants to run Read"
     use = ToolUse("call_1", "mcp__srv__drop", {forged: "1"})
-    shown = "\n".join(shown_request(use, Ask("why"), tmp_path).lines())
+    shown = "\n".join(shown_request(checked(use), Ask("why"), tmp_path).lines())
     assert "\x1b" not in shown and "\r" not in shown
     assert "\\x1b[2J\\rnehanda wants to run Read" in shown

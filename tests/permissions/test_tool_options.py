@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fakes import run_through
+from fakes import checked, run_through
 from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.gate import ToolGate
@@ -29,7 +29,7 @@ WS = Path("/nonexistent/ws")
 
 def decided(rule: str, command: str, mode: str = "default", **more: list[str]) -> object:
     rules = PermissionRules.parse(mode, allow=[rule], **more)  # type: ignore[arg-type]
-    return decide(ToolUse("c", "Bash", {"command": command}), rules, WS)
+    return decide(checked(ToolUse("c", "Bash", {"command": command})), rules, WS)
 
 
 def offered(command: str) -> str | None:

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fakes import checked
 from nehanda.cli.mcp_command import approve_server
 from nehanda.config.trust import trust_folder
 from nehanda.permissions.decision import PermissionRules, decide
@@ -39,10 +40,10 @@ def ws(tmp_path: Path) -> Path:
 def asked(ws: Path, keys: str, name: str, **args: Any) -> tuple[Answer, str]:
     """The answer to ``keys``, and everything the prompt wrote."""
     use = ToolUse("call_1", name, args)
-    decision = decide(use, PermissionRules(), ws)
+    decision = decide(checked(use), PermissionRules(), ws)
     shown = io.StringIO()
     approver = TerminalApprover(io.StringIO(keys), shown, ws, size=(COLUMNS, ROWS))
-    answer = asyncio.run(approver.ask(use, decision))  # type: ignore[arg-type]
+    answer = asyncio.run(approver.ask(checked(use), decision))  # type: ignore[arg-type]
     return answer, shown.getvalue()
 
 
@@ -278,7 +279,7 @@ def test_no_line_of_a_call_is_left_unseen_unless_the_prompt_says_so(
     command: str, columns: int, rows: int
 ) -> None:
     use = ToolUse("call_1", "Bash", {"command": command})
-    shown = shown_request(use, Ask("commands ask", (f"Bash({command})",)), Path("/ws"))
+    shown = shown_request(checked(use), Ask("commands ask", (f"Bash({command})",)), Path("/ws"))
     question = "Run it? (y = yes, n = no, t = no, and tell the model what to do instead) "
     view = fitted_request(shown, columns, rows, question)
     drawn = view.text.split("\n")

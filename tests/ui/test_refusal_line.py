@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakes import checked
 from nehanda.events import ToolExecuted
 from nehanda.types import Refusal, ToolResult, ToolUse
 from nehanda.ui.summary import describe_result
@@ -38,7 +39,8 @@ def test_other_errors_are_unchanged() -> None:
 def test_a_refusal_is_previewed_only_where_its_line_could_not_hold_it() -> None:
     words = "run the linter first, then " + "check the generated files " * 4
     result = refused(Refusal("user", "commands ask", words.strip()))
-    event = ToolExecuted(ToolUse("c", "Bash", {"command": "make release"}), result, 0.0)
+    use = ToolUse("c", "Bash", {"command": "make release"})
+    event = ToolExecuted(use, result, 0.0, checked(use).facts)
     assert preview(event, width=300) == []
     narrow = ["".join(text for text, _ in line) for line in preview(event, width=60)]
     assert narrow == [f"  │ you said no: {words.strip()}"]

@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
+from fakes import checked
 from nehanda.cli.repl_commands import help_sections
 from nehanda.events import (
     EngineEvent,
@@ -61,7 +62,11 @@ def answer(text: str, piece: int = 3) -> list[EngineEvent]:
 
 
 def tool_events(call: ToolUse, result: str, is_error: bool = False) -> list[EngineEvent]:
-    return [ToolStarted(call), ToolExecuted(call, ToolResult(call.id, result, is_error), 0.0042)]
+    facts = checked(call).facts
+    return [
+        ToolStarted(call, facts),
+        ToolExecuted(call, ToolResult(call.id, result, is_error), 0.0042, facts),
+    ]
 
 
 def test_the_answer_is_rendered_as_markdown_with_tokens_and_time() -> None:
@@ -165,17 +170,18 @@ def test_an_edit_shows_its_diff_unless_the_approval_prompt_did(tmp_path: Path) -
     out = io.StringIO()
     renderer = LiveRenderer(Console(file=out, width=80), tmp_path)
     with renderer.turn("qwen"):
-        renderer.handle(ToolStarted(edit))
+        renderer.handle(ToolStarted(edit, checked(edit).facts))
         (tmp_path / "app.py").write_text("x = 1\ny = 3\n")  # the tool ran
-        renderer.handle(ToolExecuted(edit, ToolResult(edit.id, "Edited app.py"), 0.001))
+        result = ToolResult(edit.id, "Edited app.py")
+        renderer.handle(ToolExecuted(edit, result, 0.001, checked(edit).facts))
     lines = out.getvalue().splitlines()
     assert "✓ Edit app.py · 1 line · 1 ms" in lines
     assert "--- a/app.py" in lines and "-y = 2" in lines and "+y = 3" in lines
     renderer.diffs.asked.add("call_5")
     again = replace(edit, id="call_5")
     events: list[EngineEvent] = [
-        ToolStarted(again),
-        ToolExecuted(again, ToolResult("call_5", "Edited"), 0.001),
+        ToolStarted(again, checked(again).facts),
+        ToolExecuted(again, ToolResult("call_5", "Edited"), 0.001, checked(again).facts),
     ]
     assert "+y = 3" not in render(events, workspace=tmp_path)
 

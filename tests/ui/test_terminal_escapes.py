@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fakes import checked
 from nehanda.cli.error_text import show_error
 from nehanda.events import ReasoningDelta, TextDelta
 from nehanda.types import ToolUse
@@ -204,7 +205,9 @@ def test_the_approval_prompt_shows_the_call_whatever_state_the_terminal_was_left
 
     async def ask() -> None:
         asking = asyncio.ensure_future(
-            approver.ask(ToolUse("call_1", "Bash", {"command": "rm -rf ~"}), Ask("commands ask"))
+            approver.ask(
+                checked(ToolUse("c1", "Bash", {"command": "rm -rf ~"})), Ask("commands ask")
+            )
         )
         shown = await asyncio.to_thread(terminal.until, "what to do instead")
         shown += await asyncio.to_thread(terminal.until, ") ")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from fakes import checked
 from nehanda.events import ToolExecuted
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
@@ -26,7 +27,7 @@ from nehanda.ui.tool_lines import Line, fitted, full_output, preview, tool_spans
 def ran(tool: str, arguments: dict[str, object], workspace: Path) -> ToolExecuted:
     use = ToolUse("call_1", tool, arguments)
     result = asyncio.run(execute_builtin_tool(use, ToolContext(workspace.resolve())))
-    return ToolExecuted(use, result, 0.0042)
+    return ToolExecuted(use, result, 0.0042, checked(use).facts)
 
 
 def text(line: Line) -> str:
@@ -111,7 +112,8 @@ def test_a_huge_error_is_capped_and_a_long_first_line_shown_whole(tmp_path: Path
     assert shown[29:32] == ["  │ line 31", "  │ … +961 lines (see all)", "  │ line 993"]
     assert len(shown) == 41 and shown[-1] == "  │ (exit code 1)"
     long_line = "x" * 300
-    event = ToolExecuted(ToolUse("c", "Bash", {}), ToolResult("c", long_line, is_error=True), 0.1)
+    use = ToolUse("c", "Bash", {})
+    event = ToolExecuted(use, ToolResult("c", long_line, is_error=True), 0.1, checked(use).facts)
     assert outcome(event).endswith("…" + " · 100 ms")
     assert [text(line) for line in preview(event)] == [f"  │ {long_line}"]
 
@@ -153,7 +155,7 @@ def test_output_from_a_command_cannot_move_the_cursor_or_restyle(tmp_path: Path)
 
 def test_preview_lines_are_cut_to_the_width() -> None:
     use = ToolUse("c", "Grep", {"pattern": "x"})
-    event = ToolExecuted(use, ToolResult("c", "y" * 100 + "\nshort"), 0.0)
+    event = ToolExecuted(use, ToolResult("c", "y" * 100 + "\nshort"), 0.0, checked(use).facts)
     shown = [text(line) for line in preview(event, width=40)]
     assert shown == ["  │ " + "y" * 35 + "…", "  │ short"]
 
@@ -235,7 +237,8 @@ def test_notes_and_errors_on_stderr_are_escaped_too() -> None:
 )
 def test_a_line_is_cut_call_first_then_outcome_keeping_the_time(width: int, line: str) -> None:
     use = ToolUse("c", "Bash", {"command": "make all"})
-    event = ToolExecuted(use, ToolResult("c", "no rule to make target\nStop.", True), 0.004)
+    result = ToolResult("c", "no rule to make target\nStop.", True)
+    event = ToolExecuted(use, result, 0.004, checked(use).facts)
     assert text(fitted(tool_spans(event), width)) == line
     body = [text(shown) for shown in preview(event, width=width)]
     # What the line had to cut, the preview shows.

@@ -17,7 +17,7 @@ import click
 from nehanda import __version__
 from nehanda.cli.error_text import show_error
 from nehanda.cli.help_text import Nehanda
-from nehanda.config.permission_modes import MODES, Mode
+from nehanda.config.permission_modes import MODES, PERMISSION_MODES, Mode
 from nehanda.errors import ConfigError, NehandaError
 
 if TYPE_CHECKING:
@@ -56,8 +56,7 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option(
             "--permission-mode",
             type=click.Choice(MODES),
-            help="default: read-only tools run, the rest asks; accept-edits: file edits in "
-            "the workspace run too; plan: read-only tools only; yolo: everything runs.",
+            help=". ".join(f"{mode}: {PERMISSION_MODES[mode].meaning}" for mode in MODES) + ".",
         ),
         click.option(
             "--force-manual-tools",

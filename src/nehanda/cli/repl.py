@@ -47,7 +47,7 @@ from nehanda.config.trust import trust_folder
 from nehanda.engine.transcript import Session
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall
 from nehanda.ui.approval import TerminalApprover, read_key
 from nehanda.ui.call_diffs import NotingApprover
 from nehanda.ui.live import LiveRenderer, make_console
@@ -114,12 +114,12 @@ class ScreenApprover:
             # What was typed before the question showed stays typed, never its answer.
             self.inner.typed_ahead = self.keys.take_typed
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
         self.renderer.pause()
         try:
             with self.keys.paused() if self.keys else nullcontext():
                 noting = NotingApprover(self.inner, self.renderer.diffs)
-                return await noting.ask(tool_use, decision)
+                return await noting.ask(call, decision)
         finally:
             self.renderer.resume()
 

@@ -10,7 +10,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from nehanda.config.permission_modes import MODES
+from nehanda.config.permission_modes import MODES, PERMISSION_MODES, Mode
 
 
 @dataclass(frozen=True)
@@ -139,14 +139,6 @@ def command_words() -> list[str]:
     return [f"/{spec.name}" for spec in COMMANDS]
 
 
-_MODE_LINES = {
-    "default": "default permissions",
-    "accept-edits": "⏵⏵ accept edits on",
-    "plan": "⏸ plan mode on: read-only tools only",
-    "yolo": "⏵⏵⏵ yolo: every call runs without asking",
-}
-
-
-def mode_line(mode: str) -> str:
+def mode_line(mode: Mode) -> str:
     """What the line under the prompt says of the permission mode ``mode``."""
-    return f"{_MODE_LINES[mode]} · Shift-Tab to change"
+    return f"{PERMISSION_MODES[mode].status} · Shift-Tab to change"

@@ -14,11 +14,12 @@ from nehanda.cli.repl_commands import Command, help_sections
 from nehanda.cli.repl_input import LineReader
 from nehanda.cli.repl_lists import model_choices, provider_choices, session_choices
 from nehanda.cli.session import open_session, reopen_session
+from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.settings import Flags, load_settings, user_settings_path
 from nehanda.engine.context import Budget
 from nehanda.engine.transcript import Session, find_session
-from nehanda.permissions.overview import MODE_MEANINGS, describe_permissions, describe_tools
+from nehanda.permissions.overview import describe_permissions, describe_tools
 from nehanda.permissions.sandboxing import report
 from nehanda.providers.discovery import list_models
 from nehanda.providers.mode import Mode
@@ -140,8 +141,8 @@ class SlashCommands:
             return
         mode = cast("PermissionMode", name)
         self.repl.set_permission_mode(mode, "/permissions")
-        renderer.say(f"permission mode: {mode} ({MODE_MEANINGS[mode]})", "bold")
-        if mode == "yolo" and not gate.confined:
+        renderer.say(f"permission mode: {mode} ({PERMISSION_MODES[mode].meaning})", "bold")
+        if PERMISSION_MODES[mode].settles("execute") == "run" and not gate.confined:
             renderer.say("no kernel sandbox holds Bash: risky commands still ask", "yellow")
 
     async def _cmd_mcp(self) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from nehanda import __version__
 from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.cli.session_start import SessionOptions, SessionStart, start_session
+from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.profiles import PROFILES, chars_per_token
 from nehanda.config.settings import (
@@ -47,6 +48,7 @@ from nehanda.engine.transcript import (
     sessions_dir,
 )
 from nehanda.events import Compacted, EngineEvent, ModeSwitched
+from nehanda.masking import SecretMask
 from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
@@ -67,6 +69,7 @@ from nehanda.sandbox.confine import Sandbox
 from nehanda.sandbox.programs import Programs
 from nehanda.secret_env import seal, secret_values
 from nehanda.tools.base import ToolContext
+from nehanda.tools.masked import Masked
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import Message
 from nehanda.ui.summary import Chosen
@@ -103,10 +106,12 @@ class ChatSession:
 
     @property
     def gate(self) -> ToolGate:
-        """Where the session's calls go: the permission rules in force and who is asked."""
-        if not isinstance(self.agent.toolset, ToolGate):
+        """Where the session's calls go: the permission rules in force and who is asked
+        (inside the ``Masked`` wrapper every answer passes)."""
+        toolset = self.agent.toolset
+        if not isinstance(toolset, Masked) or not isinstance(toolset.inner, ToolGate):
             raise TypeError("this session's tool calls do not go through a ToolGate")
-        return self.agent.toolset
+        return toolset.inner
 
     async def ask(self, prompt: str) -> AsyncIterator[EngineEvent]:
         """Runs ``prompt`` to its answer; every message is logged as it is added."""
@@ -164,7 +169,9 @@ class ChatSession:
         self.gate.set_mode(mode)
         messages = self.agent.messages
         if self.system_prompt and messages and messages[0].role == "system":
-            messages[0] = Message.text_message("system", self.system_prompt(plan=mode == "plan"))
+            messages[0] = Message.text_message(
+                "system", self.system_prompt(plan=PERMISSION_MODES[mode].refuses_changes)
+            )
         self.log.append({"type": "permission_mode", "mode": mode, "was": was, "by": by})
 
     def record_interruption(self) -> None:
@@ -234,14 +241,17 @@ def _assembled(
     programs = session_programs(settings.sandbox, options.workspace)
     window = choose_window(config, capabilities.context_length, support.learned_window(config))
     gate = _tool_gate(options, settings, rules, config, mcp, sandbox, programs, window.tokens)
+    masked = secret_values(names=key_names(settings, config))
     system_prompt = partial(build_system_prompt, options.workspace, instructions)
     agent = Agent(
         provider=calling,
         model=config.model or "",
-        toolset=gate,
+        toolset=Masked(gate, SecretMask(masked)),
         max_turns=settings.max_turns,
         messages=[
-            Message.text_message("system", system_prompt(plan=gate.rules.mode == "plan")),
+            Message.text_message(
+                "system", system_prompt(plan=PERMISSION_MODES[gate.rules.mode].refuses_changes)
+            ),
             *(resumed_messages(options.resume) if options.resume else []),
         ],
         context=ContextKeeper(
@@ -253,7 +263,6 @@ def _assembled(
         ),
     )
     session_id = options.resume.id if options.resume else new_session_id()
-    masked = secret_values(names=key_names(settings, config))
     log = SessionLog(sessions_dir() / f"{session_id}.jsonl", masked)
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
     withheld = withheld_note(options.workspace, trusted=trusted)
@@ -370,7 +379,6 @@ def _tool_gate(
         options.workspace,
         secret_env=names,
         sandbox=sandbox,
-        secret_values=secret_values(names=names),
         hidden=HiddenPaths.build(rules.deny, options.workspace),
         programs=programs,
     )
@@ -389,5 +397,11 @@ def _tool_gate(
             check_rule=parse_rule,
         )
     confined = sandbox is not None and sandbox.filesystem
-    tools = with_mcp(BuiltinTools(context), mcp.servers, settings, window, rules.mode == "plan")
+    tools = with_mcp(
+        BuiltinTools(context),
+        mcp.servers,
+        settings,
+        window,
+        PERMISSION_MODES[rules.mode].refuses_changes,
+    )
     return ToolGate(tools, options.workspace, rules, approver, confined, sandbox)

@@ -12,10 +12,11 @@ knows, and as any object anywhere that names a tool and its arguments
 
 A later call that repeats one of them is marked ``copied_from``: permissions then ask
 the user before it runs, whatever rule would have allowed it. A repeat need not be
-exact. For a tool whose calls are judged by a command or a path
-(``Toolset.key_arguments``), a call repeats a written one when those arguments are the
-same, whatever else it adds or changes (a timeout, a Write's content); for another tool
-(an MCP tool), when it has every argument the written one has, with the same value.
+exact. For a tool whose calls are judged by a command or a path (the
+``ToolFacts.key_arguments`` on its spec), a call repeats a written one when those
+arguments are the same, whatever else it adds or changes (a timeout, a Write's
+content); for another tool (an MCP tool), when it has every argument the written one
+has, with the same value.
 Values are compared without their whitespace, quotes and line continuations, with
 JSON's ``\\/`` read as ``/``, and as paths: ``./x`` is ``x``, and a relative path is the
 absolute one it ends. Tool names and keys are read in any case.
@@ -33,7 +34,7 @@ import functools
 import json
 import posixpath
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import pairwise
 from typing import Any
@@ -62,13 +63,12 @@ class ToolOutputCalls:
         self,
         tools: Sequence[ToolSpec],
         plain_output: Callable[[str], str],
-        key_arguments: Callable[[str], tuple[str, ...]],
     ) -> None:
-        """``plain_output`` and ``key_arguments`` are the toolset's (``Toolset``)."""
+        """``tools`` and ``plain_output`` are the toolset's (``Toolset``)."""
         self._plain_output = plain_output
         self._names = frozenset(spec.name for spec in tools)
         self._schemas = {spec.name: spec.input_schema for spec in tools}
-        self._written = _WrittenCalls(key_arguments)
+        self._written = _WrittenCalls({spec.name: spec.facts.key_arguments for spec in tools})
         # Messages taken in but not read yet: reading waits for a call to check, so
         # that the first request goes out without the parser.
         self._unread: list[Message] = []
@@ -135,8 +135,9 @@ class _WrittenCalls:
     each key argument, a call is found among the few written calls that may match it.
     """
 
-    def __init__(self, key_arguments: Callable[[str], tuple[str, ...]]) -> None:
-        self._key_arguments = functools.cache(key_arguments)
+    def __init__(self, key_arguments: Mapping[str, tuple[str, ...]]) -> None:
+        """``key_arguments``: each tool's, by name (``ToolFacts.key_arguments``)."""
+        self._key_arguments = key_arguments
         # (tool, last parts of its key arguments, or None) -> wanted, as JSON -> (wanted, where)
         self._kept: dict[tuple[str, tuple[str, ...] | None], dict[str, tuple[Any, str]]] = {}
 
@@ -158,7 +159,7 @@ class _WrittenCalls:
     def _keyed(self, name: str, plain: Any) -> tuple[Any, tuple[str, ...] | None]:
         """The key arguments compared, and the last path parts they are kept by (None
         when the tool has none, or the call does not give each as a single value)."""
-        keys = [key.lower() for key in self._key_arguments(name)]
+        keys = [key.lower() for key in self._key_arguments.get(name, ())]
         keyed = {key: plain[key] for key in keys if key in plain}
         if not keys or not all(isinstance(keyed.get(key), tuple) for key in keys):
             return keyed, None

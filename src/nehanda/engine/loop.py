@@ -36,6 +36,7 @@ from nehanda.providers.base import ChatRequest, Provider, ToolChoice
 from nehanda.providers.calling import is_truncated, may_be_cut
 from nehanda.providers.window import window_from_error
 from nehanda.types import (
+    UNKNOWN_TOOL,
     CheckedCall,
     Message,
     Part,
@@ -92,9 +93,7 @@ class Agent:
 
     def __post_init__(self) -> None:
         toolset = self.toolset
-        self._output_calls = ToolOutputCalls(
-            toolset.specs, toolset.plain_output, toolset.key_arguments
-        )
+        self._output_calls = ToolOutputCalls(toolset.specs, toolset.plain_output)
 
     async def run(self, prompt: str) -> AsyncIterator[EngineEvent]:
         self.messages.append(Message.text_message("user", prompt))
@@ -179,7 +178,8 @@ class Agent:
         results: list[Part] = []
         try:
             for tool_use, checked in calls:
-                yield ToolStarted(tool_use)
+                facts = checked.facts if isinstance(checked, CheckedCall) else UNKNOWN_TOOL
+                yield ToolStarted(tool_use, facts)
                 clock = Stopwatch()
                 ran = (
                     checked
@@ -187,7 +187,7 @@ class Agent:
                     else await self.toolset.run(checked, clock.start)
                 )
                 results.append(ran)
-                yield ToolExecuted(tool_use, ran, clock.seconds)
+                yield ToolExecuted(tool_use, ran, clock.seconds, facts)
         finally:
             # Interrupted or not, every call gets its result, so the transcript stays
             # valid for the next request.

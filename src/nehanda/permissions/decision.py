@@ -1,5 +1,7 @@
-"""Whether a tool call may run: ``decide(tool_use, rules, workspace) -> Allow | Ask | Deny``.
+"""Whether a tool call may run: ``decide(checked, rules, workspace) -> Allow | Ask | Deny``.
 
+What the call's tool is comes from the call itself (``CheckedCall.facts``): the command
+or path arguments it has, whether it only reads, whether it is an MCP server's.
 Pure: no prompts and no settings files; the file system is consulted only to resolve
 paths (``realpath``) as the tools will, and to expand a command's globs as bash will;
 what the gate knows of the sandbox comes in as ``Confinement``. Paths are compared by
@@ -8,16 +10,19 @@ components. In order:
 1. a matching ``deny`` rule denies; for Bash, a Read or Edit deny rule also denies a
    command naming a path it covers (``permissions.command_paths``), and where any Bash
    deny or ask rule exists, a command the analyser cannot judge (``ShellCommand.unjudged``)
-   is denied in ``yolo`` and ``plan`` modes and asks in the others. git's own options are
-   taken away before ``git SUB`` rules are matched (``git -C . push`` is ``git push``);
-2. ``yolo`` mode (``--yes``) allows everything else; ``plan`` mode denies every call
-   that could change something (Write, Edit, Bash);
+   is denied in a mode that settles commands itself (yolo, plan) and asks in the others.
+   git's own options are taken away before ``git SUB`` rules are matched (``git -C .
+   push`` is ``git push``);
+2. a mode that settles the call's kind (``config.permission_modes.PERMISSION_MODES``)
+   answers for it: ``yolo`` (``--yes``) runs everything else, ``plan`` refuses every
+   call that could change something (Write, Edit, Bash, an MCP tool its server does not
+   call read-only; one it does still asks);
 3. a matching ``ask`` rule asks;
 4. a change to a protected path (``.git/``, ``.nehanda/``, editor and shell settings
    files, nehanda's own settings and state) asks, whatever the allow rules say;
 5. a matching ``allow`` rule allows; a Bash command only when every one of its parts
    is allowed, and a command with risks (``permissions.shell``) only by a rule naming it whole;
-6. otherwise the mode decides: read-only tools run inside the workspace, and in
+6. otherwise the mode's table decides: read-only tools run inside the workspace, and in
    ``accept-edits`` mode so do Edit and Write; anything else asks. A path outside the
    workspace asks. A Bash command that only reads (``permissions.harmless``: ``ls``,
    ``cat``, ``grep``, ``git log``…) runs too, but only where the facts passed in
@@ -52,7 +57,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from nehanda.config.permission_modes import Mode
+from nehanda.config.permission_modes import PERMISSION_MODES, Mode
 from nehanda.config.settings import PermissionSettings, RuleText
 from nehanda.errors import ConfigError
 from nehanda.permissions.build_files import read_by
@@ -72,12 +77,8 @@ from nehanda.permissions.rules import (
     family as rule_family,
 )
 from nehanda.permissions.shell import SimpleCommand, analyse
-from nehanda.tools.base import Tool
-from nehanda.tools.mcp.names import PREFIX as MCP_PREFIX
-from nehanda.tools.mcp.search import NAME as TOOL_SEARCH
 from nehanda.tools.paths import is_inside, workspace_relative
-from nehanda.tools.registry import BUILTIN_TOOLS
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall, ToolFacts, ToolUse
 from nehanda.verdicts import Allow, Ask, Decision, Deny
 
 PROTECTED_DIRS = frozenset({".git", ".nehanda", ".vscode", ".idea"})
@@ -138,7 +139,7 @@ def _read_rules(written: Iterable[RuleText], key: str) -> tuple[Rule, ...]:
 
 
 def decide(
-    tool_use: ToolUse,
+    checked: CheckedCall,
     rules: PermissionRules,
     workspace: Path,
     held: Confinement = UNCONFINED,
@@ -146,8 +147,9 @@ def decide(
 ) -> Decision:
     """``edited``: the files that say what a command runs which the session changed and
     no approval has covered since."""
-    decision = _decide_tool(tool_use, rules, workspace, held)
-    if rules.mode == "yolo" or isinstance(decision, Deny):
+    tool_use, facts = checked.use, checked.facts
+    decision = _decide_tool(tool_use, facts, rules, workspace, held)
+    if PERMISSION_MODES[rules.mode].settles(facts.kind) == "run" or isinstance(decision, Deny):
         return decision
     if isinstance(decision, Allow) and tool_use.copied_from:
         decision = Ask(
@@ -155,14 +157,15 @@ def decide(
             "copied it rather than meant it",
             outside=decision.outside,
         )
-    return _after_edits(tool_use, decision, edited) if edited else decision
+    return _after_edits(tool_use, facts, decision, edited) if edited else decision
 
 
-def _after_edits(tool_use: ToolUse, decision: Allow | Ask, edited: frozenset[str]) -> Decision:
+def _after_edits(
+    tool_use: ToolUse, facts: ToolFacts, decision: Allow | Ask, edited: frozenset[str]
+) -> Decision:
     """Ask before a command whose programs read an edited file, saying which."""
-    tool = BUILTIN_TOOLS.get(tool_use.name)
-    command = tool_use.input.get(tool.command_argument or "") if tool else None
-    if not isinstance(command, str):
+    command = facts.command(tool_use.input)
+    if command is None:
         return decision
     found = read_by(analyse(command), edited)
     if not found:
@@ -177,15 +180,17 @@ def _after_edits(tool_use: ToolUse, decision: Allow | Ask, edited: frozenset[str
 
 
 def _decide_tool(
-    tool_use: ToolUse, rules: PermissionRules, workspace: Path, held: Confinement
+    tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules, workspace: Path, held: Confinement
 ) -> Decision:
-    tool = BUILTIN_TOOLS.get(tool_use.name)
-    if tool is not None and tool.command_argument is not None:
-        return _decide_command(tool, tool_use, rules, workspace, held)
-    if tool is not None and tool.path_argument is not None:
-        return _decide_paths(tool, tool_use, rules, workspace)
-    if tool_use.name.startswith(MCP_PREFIX) or tool_use.name == TOOL_SEARCH:
-        return _decide_mcp(tool_use, rules)
+    # A server's tool first: nothing it says of itself makes it a command or a file tool.
+    if facts.source == "mcp":
+        return _decide_mcp(tool_use, facts, rules)
+    if facts.command_argument is not None:
+        return _decide_command(facts, tool_use, rules, workspace, held)
+    if facts.path_argument is not None:
+        return _decide_paths(facts, tool_use, rules, workspace)
+    if facts.source == "builtin" and facts.read_only:
+        return _decide_own(tool_use, facts, rules)
     return Deny(f"{tool_use.name} is not a tool nehanda has")
 
 
@@ -193,22 +198,23 @@ def _decide_tool(
 
 
 def _decide_command(
-    tool: Tool, tool_use: ToolUse, rules: PermissionRules, workspace: Path, held: Confinement
+    facts: ToolFacts, tool_use: ToolUse, rules: PermissionRules, workspace: Path, held: Confinement
 ) -> Decision:
-    command = tool_use.input.get(tool.command_argument or "")
-    if not isinstance(command, str):
+    command = facts.command(tool_use.input)
+    if command is None:
         return Ask("the call gives no command")
-    name, shell = tool.name, analyse(command)
+    name, shell = tool_use.name, analyse(command)
     if rule := _command_rule(rules.deny, name, command, _matchable(shell.everywhere())):
         return Deny(f"the deny rule {rule.text} matches this command")
     if found := denied_path(shell, path_deny_rules(rules.deny), workspace):
         return Deny(f"the deny rule {found[0].text} covers {found[1]}, which this command names")
     guarded = shell.unjudged and any(r.covers(name) for r in (*rules.deny, *rules.ask))
     unjudged = f"deny or ask rules are in force, and {'; '.join(shell.unjudged)}"
-    if guarded and rules.mode not in ("default", "accept-edits"):
+    settled = PERMISSION_MODES[rules.mode].settles(facts.kind)
+    if guarded and settled is not None:
         return Deny(f"nehanda cannot tell what this command runs: {unjudged}")
-    if rules.mode != "default" and rules.mode != "accept-edits":
-        return _mode_verdict(rules.mode, name)
+    if settled is not None:
+        return _mode_verdict(rules.mode, name, settled)
     if rule := _command_rule(rules.ask, name, command, _matchable(shell.everywhere())):
         return Ask(f"the ask rule {rule.text} matches this command")
     whole = command.strip()
@@ -270,10 +276,12 @@ def _command_rule(
     return None
 
 
-def _mode_verdict(mode: Mode, name: str) -> Decision:
-    if mode == "yolo":
-        return Allow("yolo mode (--yes) runs every call")
-    return Deny(f"plan mode runs read-only tools only, and {name} can change things")
+def _mode_verdict(mode: Mode, name: str, settled: str) -> Decision:
+    """The verdict of a mode that settles a call itself (``PERMISSION_MODES``)."""
+    meaning = PERMISSION_MODES[mode].meaning
+    if settled == "run":
+        return Allow(f"{mode} mode: {meaning}")
+    return Deny(f"{mode} mode: {meaning}, and {name} can change things")
 
 
 # -- file tools -------------------------------------------------------------------
@@ -287,45 +295,47 @@ class _Target:
 
 
 def _decide_paths(
-    tool: Tool, tool_use: ToolUse, rules: PermissionRules, workspace: Path
+    facts: ToolFacts, tool_use: ToolUse, rules: PermissionRules, workspace: Path
 ) -> Decision:
-    raws = tool.paths(tool_use.input)
+    raws = facts.paths(tool_use.input)
     if raws is None:
         return Ask("the call gives no path")
     if any("\0" in raw for raw in raws):
         return Deny("the path contains a NUL character")
     targets = [_target(raw, workspace) for raw in raws]
-    name, read_only = tool.name, tool.read_only
+    name, read_only = tool_use.name, facts.read_only
     outside = tuple(t.resolved for t in targets if not is_inside(t.resolved, workspace))
-    if rule := _path_rule(rules.deny, name, targets, workspace, every=False):
+    if rule := _path_rule(rules.deny, name, facts, targets, workspace, every=False):
         return Deny(f"the deny rule {rule.text} matches {_shown(targets)}")
-    if rules.mode == "yolo" or (rules.mode == "plan" and not read_only):
-        verdict = _mode_verdict(rules.mode, name)
+    if settled := PERMISSION_MODES[rules.mode].settles(facts.kind):
+        verdict = _mode_verdict(rules.mode, name, settled)
         return replace(verdict, outside=outside) if isinstance(verdict, Allow) else verdict
-    if rule := _path_rule(rules.ask, name, targets, workspace, every=False):
+    if rule := _path_rule(rules.ask, name, facts, targets, workspace, every=False):
         return Ask(f"the ask rule {rule.text} matches {_shown(targets)}", (), outside)
     if not read_only and (hit := _protected(targets, workspace, rules.protected)):
         return Ask(f"{hit} is protected: nehanda always asks before changing it", (), outside)
-    if rule := _path_rule(rules.allow, name, targets, workspace, every=True):
+    if rule := _path_rule(rules.allow, name, facts, targets, workspace, every=True):
         return Allow(f"the allow rule {rule.text} matches", outside)
-    return _path_default(tool, rules.mode, targets, workspace)
+    return _path_default(name, facts, rules.mode, targets, workspace)
 
 
-def _path_default(tool: Tool, mode: Mode, targets: list[_Target], workspace: Path) -> Decision:
-    read_only = tool.read_only
+def _path_default(
+    name: str, facts: ToolFacts, mode: Mode, targets: list[_Target], workspace: Path
+) -> Decision:
+    read_only = facts.read_only
     outside = tuple(t.resolved for t in targets if not is_inside(t.resolved, workspace))
-    family = rule_family(tool)
+    family = rule_family(facts)
     if outside:
         where = ", ".join(_where(t) for t in targets if t.resolved in outside)
         suggestions = tuple(f"{family}({escape_glob(str(path))})" for path in outside)
         return Ask(f"{where} is outside the workspace {workspace}", suggestions, outside)
-    if read_only:
-        return Allow("a read-only tool inside the workspace")
-    if mode == "accept-edits":
-        return Allow("accept-edits mode: file changes inside the workspace run")
+    if facts.kind in PERMISSION_MODES[mode].unasked:
+        if read_only:
+            return Allow("a read-only tool inside the workspace")
+        return Allow(f"{mode} mode: {PERMISSION_MODES[mode].meaning}")
     relative = [escape_glob(workspace_relative(t.resolved, workspace)) for t in targets]
     return Ask(
-        f"{tool.name} changes {_shown(targets)}; changes ask before they run",
+        f"{name} changes {_shown(targets)}; changes ask before they run",
         tuple(f"{family}({path})" for path in relative),
     )
 
@@ -336,7 +346,13 @@ def _target(raw: str, workspace: Path) -> _Target:
 
 
 def _path_rule(
-    rules: Iterable[Rule], name: str, targets: list[_Target], workspace: Path, *, every: bool
+    rules: Iterable[Rule],
+    name: str,
+    facts: ToolFacts,
+    targets: list[_Target],
+    workspace: Path,
+    *,
+    every: bool,
 ) -> Rule | None:
     """A rule for ``name`` covering every target (``every``) or any one of them, else None.
 
@@ -346,7 +362,8 @@ def _path_rule(
     matched: Rule | None = None
     for target in targets:
         rule = next(
-            (r for r in rules if r.covers(name) and _covers(r, target, workspace, every)), None
+            (r for r in rules if r.covers(name, facts) and _covers(r, target, workspace, every)),
+            None,
         )
         if rule is None and every:
             return None
@@ -390,29 +407,34 @@ def _shown(targets: list[_Target]) -> str:
     return targets[0].raw if len(targets) == 1 else ", ".join(t.raw for t in targets)
 
 
-# -- MCP tools ----------------------------------------------------------------------
+# -- MCP tools, and nehanda's own -------------------------------------------------
 
 
-def _decide_mcp(tool_use: ToolUse, rules: PermissionRules) -> Decision:
+def _decide_own(tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules) -> Decision:
+    """A built-in that only reads nehanda's own state (ToolSearch: its list of tools)."""
+    if rule := next((r for r in rules.deny if r.covers(tool_use.name, facts)), None):
+        return Deny(f"the deny rule {rule.text} matches")
+    return Allow(f"{tool_use.name} only reads nehanda's own state")
+
+
+def _decide_mcp(tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules) -> Decision:
     """An MCP tool asks unless a rule allows it or ``--yes`` was given; nehanda cannot see
-    what it does. ToolSearch only reads nehanda's own list of tools. In plan mode the
-    tools offered are those their server calls read-only, and they still ask: the
-    claim is the server's."""
-    name = tool_use.name
-    if name == TOOL_SEARCH:
-        return Allow("ToolSearch only reads the list of MCP tools")
+    what it does. In plan mode the tools offered are those their server calls read-only,
+    and they still ask: the claim is the server's; any other is refused."""
+    name, mode = tool_use.name, PERMISSION_MODES[rules.mode]
     if rule := next((r for r in rules.deny if r.covers(name)), None):
         return Deny(f"the deny rule {rule.text} matches")
-    if rules.mode == "yolo":
-        return Allow("yolo mode (--yes) runs every call")
-    if rules.mode == "plan":
-        return Ask("plan mode: its server says this tool only reads, which nehanda cannot check")
+    if settled := mode.settles(facts.kind):
+        return _mode_verdict(rules.mode, name, settled)
+    if mode.refuses_changes:
+        return Ask(
+            f"{rules.mode} mode: its server says this tool only reads, which nehanda cannot check"
+        )
     if rule := next((r for r in rules.ask if r.covers(name)), None):
         return Ask(f"the ask rule {rule.text} matches")
     if rule := next((r for r in rules.allow if r.covers(name)), None):
         return Allow(f"the allow rule {rule.text} matches")
-    server = name.removeprefix(MCP_PREFIX).split("__", 1)[0]
     return Ask(
-        f"{name} is a tool of the MCP server {server!r}; MCP tools ask before they run",
+        f"{name} is a tool of the MCP server {facts.server!r}; MCP tools ask before they run",
         (name,),
     )

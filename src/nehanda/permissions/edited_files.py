@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nehanda.permissions.build_files import NAMES, is_build_file
-from nehanda.tools.base import Tool
 from nehanda.tools.paths import is_inside, workspace_relative
 from nehanda.tools.watched import digests
-from nehanda.types import ToolUse
+from nehanda.types import ToolFacts, ToolUse
 
 _MAX_FOLDERS = 200
 _FILES = frozenset(name.casefold() for name in NAMES if "/" not in name)
@@ -40,11 +39,11 @@ class EditedFiles:
     def seen(self, files: tuple[str, ...]) -> None:
         self._unseen.difference_update(files)
 
-    def wrote(self, tool: Tool | None, use: ToolUse) -> None:
+    def wrote(self, facts: ToolFacts, use: ToolUse) -> None:
         """Record what a file tool that writes changes."""
-        if tool is None or tool.read_only or tool.path_argument is None:
+        if facts.read_only or facts.path_argument is None:
             return
-        for raw in tool.paths(use.input) or ():
+        for raw in facts.paths(use.input) or ():
             try:
                 candidate = self.workspace / Path(raw).expanduser()
                 paths = (os.path.normpath(candidate), os.path.realpath(candidate))
@@ -53,9 +52,9 @@ class EditedFiles:
             self._unseen.update(self._shown(path) for path in paths if is_build_file(path))
 
     @contextlib.contextmanager
-    def watching(self, tool: Tool | None) -> Iterator[None]:
+    def watching(self, facts: ToolFacts) -> Iterator[None]:
         """Around a command: whichever of the files it changed counts as edited."""
-        if tool is None or tool.command_argument is None:
+        if facts.command_argument is None:
             yield
             return
         before = digests(self._candidates())

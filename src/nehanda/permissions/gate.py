@@ -25,9 +25,12 @@ whose check meets a file system changing under it (a symlink replaced as it is r
 or a ``~user`` nobody knows is refused, never answered with a traceback.
 
 The mode may change between calls (``set_mode``: Shift-Tab or ``/permissions mode`` in
-the REPL). In plan mode ``specs`` offers only the read-only tools, so that the model is
-not shown tools every call of which would be refused; the MCP tools offered are those
-their server marks ``readOnlyHint`` (they still ask), and ToolSearch finds only those.
+the REPL). In plan mode ``specs`` offers only the read-only tools (by each spec's
+``ToolFacts``), so that the model is not shown tools every call of which would be
+refused; the MCP tools offered are those their server marks ``readOnlyHint`` (they still
+ask), and ToolSearch finds only those. What a call's tool is, the gate reads from the
+call (``CheckedCall.facts``), never from a table of tools. Its refusals are answers like
+any other: ``tools.masked.Masked``, around the gate, caps them.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from nehanda.config.permission_modes import Mode
+from nehanda.config.permission_modes import PERMISSION_MODES, Mode
 from nehanda.errors import PermissionDenied
 from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.edited_files import EditedFiles
@@ -48,9 +51,7 @@ from nehanda.permissions.repository import plain_repository
 from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
-from nehanda.tools.output import cap_output
 from nehanda.tools.paths import is_inside, resolve_path
-from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.types import CheckedCall, Refusal, ToolResult, Toolset, ToolSpec, ToolUse
 from nehanda.verdicts import Allow, Answer, Approver, Ask, Decision, Deny
 
@@ -90,10 +91,11 @@ class ToolGate:
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
         offered = self.inner.specs
-        if self.rules.mode != "plan":
+        mode = PERMISSION_MODES[self.rules.mode]
+        if not mode.refuses_changes:
             return offered
         if self._planned is None or self._planned[0] is not offered:
-            kept = tuple(spec for spec in offered if _offered_in_plan_mode(spec))
+            kept = tuple(spec for spec in offered if mode.settles(spec.facts.kind) != "refuse")
             self._planned = (offered, kept)
         return self._planned[1]
 
@@ -101,16 +103,13 @@ class ToolGate:
         """Puts ``mode`` in force from the next call and the next request's tool list."""
         self.rules = replace(self.rules, mode=mode)
         if isinstance(self.inner, OffersReadOnly):
-            self.inner.read_only_only = mode == "plan"
+            self.inner.read_only_only = PERMISSION_MODES[mode].refuses_changes
 
     def check(self, use: ToolUse) -> CheckedCall | ToolResult:
         return self.inner.check(use)
 
     def plain_output(self, content: str) -> str:
         return self.inner.plain_output(content)
-
-    def key_arguments(self, name: str) -> tuple[str, ...]:
-        return self.inner.key_arguments(name)
 
     async def run(
         self, checked: CheckedCall, started: Callable[[], None] | None = None
@@ -119,7 +118,7 @@ class ToolGate:
             permitted = await self._permit(checked)
         except PermissionDenied as denied:
             return _refused(denied)
-        with self._edited.watching(BUILTIN_TOOLS.get(checked.use.name)):
+        with self._edited.watching(checked.facts):
             return await self.inner.run(permitted, started)
 
     async def _permit(self, checked: CheckedCall) -> CheckedCall:
@@ -127,7 +126,7 @@ class ToolGate:
         not run."""
         use = checked.use
         try:
-            decision = self._decide(use)
+            decision = self._decide(checked)
         except OSError as error:
             decision = Deny(_CHANGED.format(error=error))
         except RuntimeError as error:  # ~user for a user nobody knows
@@ -136,26 +135,25 @@ class ToolGate:
             refusal = Refusal("rules", decision.reason)
             raise PermissionDenied(use, f"it is not allowed: {decision.reason}", refusal)
         if isinstance(decision, Ask):
-            answer = await self.approver.ask(use, decision)
+            answer = await self.approver.ask(checked, decision)
             if not answer.run:
                 raise _refusal(use, decision, answer)
             self._edited.seen(decision.edited)
             if answer.always:
                 self.rules = self.rules.allowing(_picked(decision, answer))
-        self._edited.wrote(BUILTIN_TOOLS.get(use.name), use)
+        self._edited.wrote(checked.facts, use)
         return replace(checked, granted=decision.outside)
 
-    def _decide(self, use: ToolUse) -> Decision:
-        """The decision on ``use``; raises what the file system raises as it changes."""
-        held = self._confinement(use)
-        decision = decide(use, self.rules, self.workspace, held, self._edited.unseen())
-        return self._outside_sandbox(use, self._unconfined(use, decision))
+    def _decide(self, checked: CheckedCall) -> Decision:
+        """The decision on ``checked``; raises what the file system raises as it changes."""
+        held = self._confinement(checked)
+        decision = decide(checked, self.rules, self.workspace, held, self._edited.unseen())
+        return self._outside_sandbox(checked, self._unconfined(checked, decision))
 
-    def _confinement(self, use: ToolUse) -> Confinement:
+    def _confinement(self, checked: CheckedCall) -> Confinement:
         """What ``decide`` must know of the sandbox for a command (nothing for a file tool)."""
-        tool = BUILTIN_TOOLS.get(use.name)
-        box = self.sandbox
-        if tool is None or tool.command_argument is None:
+        facts, box = checked.facts, self.sandbox
+        if facts.command_argument is None:
             return UNCONFINED
         if box is None or not box.filesystem or not self.confined:
             return UNCONFINED
@@ -169,22 +167,22 @@ class ToolGate:
             and not is_inside(Path(os.path.normpath(entry)), self.workspace)
             for entry in search
         )
-        command = use.input.get(tool.command_argument)
+        command = facts.command(checked.use.input)
         # Read only for a command that may run git: the index can be large.
-        repository = isinstance(command, str) and "git" in command
+        repository = command is not None and "git" in command
         repository = repository and plain_repository(self.workspace)
         return Confinement(True, tuple(sorted(found)), repository, outside)
 
-    def _unconfined(self, use: ToolUse, decision: Decision) -> Decision:
+    def _unconfined(self, checked: CheckedCall, decision: Decision) -> Decision:
         """Ask, under yolo mode without a sandbox, before a command with risks."""
-        tool = BUILTIN_TOOLS.get(use.name)
-        if self.confined or self.rules.mode != "yolo" or not isinstance(decision, Allow):
+        settled = PERMISSION_MODES[self.rules.mode].settles(checked.facts.kind)
+        if self.confined or settled != "run" or not isinstance(decision, Allow):
             return decision
-        command = use.input.get(tool.command_argument or "") if tool else None
-        if not isinstance(command, str) or tool is None or tool.command_argument is None:
+        command = checked.facts.command(checked.use.input)
+        if command is None:
             return decision
         risks = analyse(command).risks
-        allowed = decide(use, replace(self.rules, mode="default"), self.workspace)
+        allowed = decide(checked, replace(self.rules, mode="default"), self.workspace)
         if not risks or isinstance(allowed, Allow):
             return decision
         return Ask(
@@ -192,23 +190,24 @@ class ToolGate:
             outside=decision.outside,
         )
 
-    def _outside_sandbox(self, use: ToolUse, decision: Decision) -> Decision:
+    def _outside_sandbox(self, checked: CheckedCall, decision: Decision) -> Decision:
         """Ask, under yolo mode, before a file tool reaches where no sandboxed command
         could: the file tools run in nehanda itself, outside the kernel sandbox."""
-        tool = BUILTIN_TOOLS.get(use.name)
-        box = self.sandbox
-        if box is None or not box.filesystem or tool is None or tool.path_argument is None:
+        facts, box = checked.facts, self.sandbox
+        if box is None or not box.filesystem or facts.path_argument is None:
             return decision
-        if self.rules.mode != "yolo" or not isinstance(decision, Allow):
+        settled = PERMISSION_MODES[self.rules.mode].settles(facts.kind)
+        if settled != "run" or not isinstance(decision, Allow):
             return decision
-        held = box.may_read if tool.read_only else box.may_write
+        held = box.may_read if facts.read_only else box.may_write
         closed = [path for path in decision.outside if not held(path)]
-        if not tool.read_only:  # inside the workspace too: nehanda's own .venv there
-            written = [resolve_path(raw, self.workspace) for raw in tool.paths(use.input) or ()]
+        if not facts.read_only:  # inside the workspace too: nehanda's own .venv there
+            raws = facts.paths(checked.use.input) or ()
+            written = [resolve_path(raw, self.workspace) for raw in raws]
             closed += [path for path in written if box.keeps_read_only(path)]
         if not closed:
             return decision
-        verb = "read" if tool.read_only else "write"
+        verb = "read" if facts.read_only else "write"
         return Ask(
             f"the sandbox lets no command {verb} {closed[0]}, so --yes does not cover it",
             outside=decision.outside,
@@ -235,15 +234,9 @@ def _picked(decision: Ask, answer: Answer) -> tuple[str, ...]:
     return picked if picked and picked in offered else ()
 
 
-def _offered_in_plan_mode(spec: ToolSpec) -> bool:
-    """A built-in only if it is read-only; any other tool is its toolset's to filter."""
-    tool = BUILTIN_TOOLS.get(spec.name)
-    return tool is None or tool.read_only
-
-
 def _refused(denied: PermissionDenied) -> ToolResult:
     use = denied.tool_use
     refusal = denied.refusal
     advice = _DO_AS_TOLD if refusal is not None and refusal.words else _DO_NOT_RETRY
     message = f"Permission denied: {use.name} was not run because {denied.reason}. {advice}"
-    return ToolResult(use.id, cap_output(message), is_error=True, refusal=refusal)
+    return ToolResult(use.id, message, is_error=True, refusal=refusal)

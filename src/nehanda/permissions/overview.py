@@ -1,10 +1,11 @@
 """What ``/tools`` and ``/permissions`` show: the rules in force, in words. Pure.
 
-Each tool's verdict is what ``permissions.decision.decide`` answers for a typical call under
-the rules in force right now (answers of "always" included): a file inside the
-workspace and one outside it, or a command that no rule names. A rule for one
-particular path or command can still change the verdict for that call; the rules
-that could are listed beside the tool. It asks ``decide``, so it lives beside it: the
+Each tool's verdict is what ``permissions.decision.decide`` answers for a typical call
+(built from the facts its spec carries) under the rules in force right now (answers of
+"always" included): a file inside the workspace and one outside it, or a command that
+no rule names. Each mode is described by the mode table's words (``PERMISSION_MODES``).
+A rule for one particular path or command can still change the verdict for that call;
+the rules that could are listed beside the tool. It asks ``decide``, so it lives beside it: the
 renderers in ``ui/`` load no rule engine.
 """
 
@@ -13,17 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.permissions.decision import PermissionRules, decide
-from nehanda.tools.registry import BUILTIN_TOOLS
-from nehanda.types import ToolSpec, ToolUse
+from nehanda.types import CheckedCall, ToolFacts, ToolSpec, ToolUse
 from nehanda.verdicts import Allow, Ask, Decision
 
-MODE_MEANINGS = {
-    "default": "read-only tools run inside the workspace; everything else asks first",
-    "accept-edits": "read-only tools and file edits inside the workspace run; commands ask",
-    "plan": "read-only tools only; nothing that could change something runs",
-    "yolo": "every call runs without asking (--yes)",
-}
 # Names no rule is likely to name, so that the verdict is the rules' general one.
 EXAMPLE_FILE = "nehanda-example.txt"
 EXAMPLE_OUTSIDE = Path("/nehanda-example-elsewhere/file.txt")
@@ -33,8 +28,8 @@ EXAMPLE_COMMAND = "nehanda-example-command"
 def describe_tools(specs: Iterable[ToolSpec], rules: PermissionRules, workspace: Path) -> str:
     lines = [f"Tools the model can call (permission mode {rules.mode}):"]
     for spec in specs:
-        lines.append(f"  {spec.name:<6} {_verdicts(spec.name, rules, workspace)}")
-        lines += [f"         {kind} {text}" for kind, text in _rules_for(spec.name, rules)]
+        lines.append(f"  {spec.name:<6} {_verdicts(spec, rules, workspace)}")
+        lines += [f"         {kind} {text}" for kind, text in _rules_for(spec, rules)]
     lines.append(
         "Changes to .git/, .nehanda/ and shell or editor settings files ask even where "
         "edits run (except in yolo mode). /permissions shows the rules."
@@ -45,7 +40,7 @@ def describe_tools(specs: Iterable[ToolSpec], rules: PermissionRules, workspace:
 def describe_permissions(rules: PermissionRules, sandbox: Sequence[tuple[str, str]] = ()) -> str:
     """The mode and rules in force; then ``sandbox``, the kernel sandbox's parts and
     what holds each (``permissions.sandboxing.report``)."""
-    lines = [f"Permission mode: {rules.mode} ({MODE_MEANINGS[rules.mode]})"]
+    lines = [f"Permission mode: {rules.mode} ({PERMISSION_MODES[rules.mode].meaning})"]
     for kind, listed in (("deny", rules.deny), ("ask", rules.ask), ("allow", rules.allow)):
         texts = ", ".join(rule.text for rule in listed) or "none"
         lines.append(f"  {kind + ':':<6} {texts}")
@@ -59,23 +54,23 @@ def describe_permissions(rules: PermissionRules, sandbox: Sequence[tuple[str, st
     return "\n".join(lines)
 
 
-def _verdicts(name: str, rules: PermissionRules, workspace: Path) -> str:
-    tool = BUILTIN_TOOLS.get(name)
-    if tool is not None and tool.command_argument is not None:
-        call = ToolUse("example", name, {tool.command_argument: EXAMPLE_COMMAND})
+def _verdicts(spec: ToolSpec, rules: PermissionRules, workspace: Path) -> str:
+    name, facts = spec.name, spec.facts
+    if facts.command_argument is not None:
+        call = _call(name, facts, {facts.command_argument: EXAMPLE_COMMAND})
         return f"commands no rule names: {_word(decide(call, rules, workspace))}"
-    if tool is None or tool.path_argument is None:
-        return _word(decide(ToolUse("example", name, {}), rules, workspace))
-    key = tool.path_argument
-    inside = _word(decide(_call(name, key, workspace / EXAMPLE_FILE), rules, workspace))
-    outside = _word(decide(_call(name, key, EXAMPLE_OUTSIDE), rules, workspace))
-    if inside == outside:
-        return f"in the workspace or outside it: {inside}"
-    return f"in the workspace: {inside}; outside it: {outside}"
+    if facts.path_argument is None:
+        return _word(decide(_call(name, facts, {}), rules, workspace))
+    key = facts.path_argument
+    inside = decide(_call(name, facts, {key: str(workspace / EXAMPLE_FILE)}), rules, workspace)
+    outside = decide(_call(name, facts, {key: str(EXAMPLE_OUTSIDE)}), rules, workspace)
+    if _word(inside) == _word(outside):
+        return f"in the workspace or outside it: {_word(inside)}"
+    return f"in the workspace: {_word(inside)}; outside it: {_word(outside)}"
 
 
-def _call(name: str, key: str, path: Path) -> ToolUse:
-    return ToolUse("example", name, {key: str(path)})
+def _call(name: str, facts: ToolFacts, arguments: dict[str, str]) -> CheckedCall:
+    return CheckedCall(ToolUse("example", name, dict(arguments)), None, facts=facts)
 
 
 def _word(decision: Decision) -> str:
@@ -86,6 +81,11 @@ def _word(decision: Decision) -> str:
     return f"refused ({decision.reason})"
 
 
-def _rules_for(name: str, rules: PermissionRules) -> list[tuple[str, str]]:
+def _rules_for(spec: ToolSpec, rules: PermissionRules) -> list[tuple[str, str]]:
     listed = (("deny", rules.deny), ("ask", rules.ask), ("allow", rules.allow))
-    return [(kind, rule.text) for kind, group in listed for rule in group if rule.covers(name)]
+    return [
+        (kind, rule.text)
+        for kind, group in listed
+        for rule in group
+        if rule.covers(spec.name, spec.facts)
+    ]

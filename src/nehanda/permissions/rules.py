@@ -11,8 +11,11 @@
   (symlinks followed) just as the paths compared with them are.
 - ``Read(…)`` rules cover every read-only file tool (Read, LS, Glob, Grep) and
   ``Edit(…)`` rules every file tool that writes (Edit, Write); other names cover their
-  own tool. Which tools these are, and which one runs commands, the tools say. A bare
-  name (``Bash``, ``Edit``) matches every call of those tools, as does ``Bash(*)``.
+  own tool. Which tools these are, and which one runs commands, the tools say: a rule
+  is read against the facts of the tools it may name (``parse_rule``'s ``tools``, the
+  built-ins by default), once, and a call is judged against it by the call's own facts
+  (``Rule.covers``). A bare name (``Bash``, ``Edit``) matches every call of those
+  tools, as does ``Bash(*)``.
 - MCP tools are named as offered, without a specifier: ``mcp__github__create_issue``;
   ``mcp__github__*`` (or ``mcp__github``) covers every tool of the server ``github``,
   ``mcp__*`` every MCP tool.
@@ -22,73 +25,82 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from nehanda.config.rule_text import split_rule
 from nehanda.permissions.shell import SimpleCommand, analyse
-from nehanda.tools.base import Tool
 from nehanda.tools.glob import split_literal_prefix
+from nehanda.tools.mcp.names import PREFIX as MCP_PREFIX
 from nehanda.tools.paths import is_inside
 from nehanda.tools.patterns import MAGIC_CHARS, compile_glob
-from nehanda.tools.registry import BUILTIN_TOOLS
+from nehanda.tools.registry import builtin_facts
+from nehanda.types import ToolFacts
 
 
-def family(tool: Tool) -> str | None:
+def family(facts: ToolFacts) -> str | None:
     """The rule name covering a file tool besides its own: Read for one that only
-    reads, Edit for one that writes; ``None`` for a tool that is not a file tool."""
-    if tool.path_argument is None:
+    reads, Edit for one that writes; ``None`` for a tool that is not a file tool (an MCP
+    tool never is: no server says which argument is a path)."""
+    if facts.path_argument is None or facts.source != "builtin":
         return None
-    return "Read" if tool.read_only else "Edit"
+    return "Read" if facts.read_only else "Edit"
 
 
 @dataclass(frozen=True)
 class Rule:
+    """``paths``: the rule names a file tool, so its specifier is a path pattern."""
+
     text: str
     tool: str
     specifier: str | None
+    paths: bool = False
 
-    def covers(self, tool_name: str) -> bool:
+    def covers(self, tool_name: str, facts: ToolFacts | None = None) -> bool:
+        """Whether the rule names the tool ``tool_name``, whose ``facts`` (if given) may
+        put it in the rule's family (``Read(…)`` for LS)."""
         if tool_name == self.tool:
             return True
-        if self.tool.startswith("mcp__"):
+        if self.tool.startswith(MCP_PREFIX):
             return _mcp_covers(self.tool, tool_name)
-        tool = BUILTIN_TOOLS.get(tool_name)
-        return tool is not None and family(tool) == self.tool
+        return facts is not None and family(facts) == self.tool
 
 
-def parse_rule(text: str) -> Rule:
-    """The rule ``text`` stands for; ``ValueError`` saying what is wrong with it."""
+def parse_rule(text: str, tools: Mapping[str, ToolFacts] | None = None) -> Rule:
+    """The rule ``text`` stands for, naming one of ``tools`` (the built-ins by default)
+    or MCP tools; ``ValueError`` saying what is wrong with it."""
+    known = builtin_facts() if tools is None else tools
     tool, specifier = split_rule(text)
-    if tool.startswith("mcp__"):
+    if tool.startswith(MCP_PREFIX):
         return Rule(tool, tool, None)
-    if tool not in BUILTIN_TOOLS:
-        raise ValueError(f"{text!r} names no tool; the tools are {', '.join(BUILTIN_TOOLS)}")
+    facts = known.get(tool)
+    if facts is None:
+        raise ValueError(f"{text!r} names no tool; the tools are {', '.join(known)}")
     if specifier == "":
         raise ValueError(f"{text!r} has an empty specifier; write {tool} to match every call")
     if specifier is not None:
-        _check_specifier(tool, specifier)
-    return Rule(text.strip(), tool, specifier)
+        _check_specifier(tool, facts, specifier)
+    return Rule(text.strip(), tool, specifier, paths=facts.path_argument is not None)
 
 
 def _mcp_covers(rule: str, tool_name: str) -> bool:
     """Server names never hold ``__`` (``tools.mcp.names``), so ``mcp__a__*`` and
     ``mcp__a`` reach the tools of server ``a`` only."""
-    if rule == "mcp__*":
-        return tool_name.startswith("mcp__")
+    if rule == MCP_PREFIX + "*":
+        return tool_name.startswith(MCP_PREFIX)
     if rule.endswith("__*"):
         server_prefix = rule.removesuffix("*")
-    elif "__" not in rule.removeprefix("mcp__"):
+    elif "__" not in rule.removeprefix(MCP_PREFIX):
         server_prefix = rule + "__"
     else:
         return False  # a rule naming one tool covers that tool only
     return tool_name.startswith(server_prefix)
 
 
-def _check_specifier(tool: str, specifier: str) -> None:
-    if BUILTIN_TOOLS[tool].command_argument is not None:
+def _check_specifier(tool: str, facts: ToolFacts, specifier: str) -> None:
+    if facts.command_argument is not None:
         if specifier.endswith(":*"):
             _command_prefix(specifier)
         return

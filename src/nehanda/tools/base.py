@@ -4,8 +4,9 @@ The JSON Schema the model sees comes from the argument model (``Tool.spec``), so
 arguments are described once. Handlers receive the validated model instance and the
 ``ToolContext``; they return the text sent back to the model or raise ``ToolError``.
 
-A tool also says what the layers above need to know about it, so that none of them
-keeps a table of tools: which argument is the path it works on (permissions), which
+A tool also says what the layers above need to know about it (``Tool.facts``, the
+``ToolFacts`` each of its specs and checked calls carry), so that none of them keeps a
+table of tools: its kind, which argument is the path it works on (permissions), which
 is the command it runs, which arguments sum a call up in one line (the renderers),
 the diff a call would make (the approval prompt), how to read its output as the
 plain text it frames (Read's line numbers, for spotting calls copied from output), and
@@ -26,7 +27,7 @@ from nehanda.errors import ToolError
 from nehanda.sandbox.programs import Programs
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import Placed, place_in_workspace
-from nehanda.types import JsonObject, ToolSpec
+from nehanda.types import JsonObject, ToolFacts, ToolKind, ToolSpec
 
 if TYPE_CHECKING:
     from nehanda.sandbox.confine import Sandbox
@@ -43,12 +44,11 @@ class ToolContext:
     file. ``secret_env`` names environment variables that Bash must not pass on, beyond
     the ``*_API_KEY`` ones it always drops. ``granted`` holds resolved paths outside the
     workspace that the user allowed for the one call at hand. ``sandbox`` is the kernel
-    sandbox Bash runs its commands in (``None``: none); ``secret_values`` are masked in
-    every tool's output. ``hidden`` says which paths the walks of Grep, Glob and LS never
-    enter, list or search (the secret places and the Read deny rules,
-    ``permissions.hidden.HiddenPaths``). ``programs`` are the helper programs found at
-    start where no sandboxed command can write (none by default: Grep then searches in
-    Python).
+    sandbox Bash runs its commands in (``None``: none). ``hidden`` says which paths the
+    walks of Grep, Glob and LS never enter, list or search (the secret places and the
+    Read deny rules, ``permissions.hidden.HiddenPaths``). ``programs`` are the helper
+    programs found at start where no sandboxed command can write (none by default: Grep
+    then searches in Python).
     """
 
     workspace: Path
@@ -56,7 +56,6 @@ class ToolContext:
     secret_env: frozenset[str] = frozenset()
     granted: tuple[Path, ...] = ()
     sandbox: Sandbox | None = None
-    secret_values: tuple[str, ...] = ()
     hidden: Callable[[Path], bool] = field(default=lambda path: False)
     programs: Programs = field(default_factory=Programs)
 
@@ -84,24 +83,15 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class Tool:
-    """A built-in tool.
-
-    ``path_argument`` names the argument holding the path a file tool works on
-    (``path_default`` when it is left out), and ``more_paths`` adds the other places
-    a call reaches from it (Glob's pattern directories). ``command_argument`` names the
-    shell command a tool runs. ``summary_keys`` are the arguments that say most about
-    a call, best first. ``diff`` is the unified diff a call would make to a file, read
-    before it runs (it raises ``ToolError`` or ``ValueError`` when the call could not
-    apply). ``plain_output`` takes away the framing the tool puts around what it shows.
-    ``outcome`` sums up a successful call from its arguments and output in a few words
-    (the renderers' tool line); without it, the count of lines its plain output has.
-    """
+    """A built-in tool: what it is called, how the model calls it, what runs, and its
+    facts (``kind``, ``read_only`` and the rest, as ``types.ToolFacts`` describes them)."""
 
     name: str
     description: str
     args_model: type[pydantic.BaseModel]
     read_only: bool
     handler: Callable[[Any, ToolContext], Awaitable[str]]
+    kind: ToolKind = "other"
     path_argument: str | None = None
     path_default: str | None = None
     more_paths: Callable[[JsonObject, str], list[str]] | None = None
@@ -114,44 +104,25 @@ class Tool:
     def spec(self) -> ToolSpec:
         return self._spec
 
-    def paths(self, arguments: JsonObject) -> list[str] | None:
-        """The paths a call works on, as written; ``None`` when it names none readable."""
-        if self.path_argument is None:
-            return None
-        raw = arguments.get(self.path_argument, self.path_default)
-        if not isinstance(raw, str):
-            return None
-        return [raw, *(self.more_paths(arguments, raw) if self.more_paths else ())]
-
-    def summary(self, arguments: JsonObject) -> str | None:
-        """The argument that says most about a call, if the call gives one."""
-        return next(
-            (value for key in self.summary_keys if isinstance(value := arguments.get(key), str)),
-            None,
+    @cached_property
+    def facts(self) -> ToolFacts:
+        return ToolFacts(
+            kind=self.kind,
+            read_only=self.read_only,
+            path_argument=self.path_argument,
+            path_default=self.path_default,
+            more_paths=self.more_paths,
+            command_argument=self.command_argument,
+            summary_keys=self.summary_keys,
+            diff=self.diff,
+            plain_output=self.plain_output,
+            outcome=self.outcome,
         )
-
-    def shown_output(self, output: str) -> str:
-        """The output as a person reads it: its plain text, without the tool's framing."""
-        return self.plain_output(output) if self.plain_output else output
-
-    def describe_outcome(self, arguments: JsonObject, output: str) -> str:
-        """``3 lines``: what a successful call did, as its tool line says it."""
-        if self.outcome is not None:
-            return self.outcome(arguments, output)
-        return count_lines(self.shown_output(output))
 
     @cached_property
     def _spec(self) -> ToolSpec:
         schema = compact_schema(self.args_model.model_json_schema())
-        return ToolSpec(self.name, self.description, schema)
-
-
-def count_lines(text: str) -> str:
-    """``3 lines``, ``1 line`` or ``no output``: how long ``text`` is, in lines."""
-    if not text:
-        return "no output"
-    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
-    return f"{lines} line{'s' if lines != 1 else ''}"
+        return ToolSpec(self.name, self.description, schema, facts=self.facts)
 
 
 def compact_schema(schema: JsonObject) -> JsonObject:

@@ -270,6 +270,7 @@ TOOL = Tool(
     description=DESCRIPTION,
     args_model=BashArgs,
     read_only=False,
+    kind="execute",
     handler=run_command,
     command_argument="command",
     summary_keys=("command",),

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
-from nehanda.tools.base import Tool, ToolContext, count_lines
+from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.diff import file_diff
 from nehanda.tools.text_encoding import (
     NotText,
@@ -28,7 +28,7 @@ from nehanda.tools.text_encoding import (
 )
 from nehanda.tools.workfile import current_file, read_regular, regular_mode
 from nehanda.tools.write import unencodable
-from nehanda.types import JsonObject
+from nehanda.types import JsonObject, count_lines
 
 NAME = "Edit"
 _REPLACED = re.compile(r"^Edited .*: replaced (\d+ occurrences?) \(the first at line \d+\)\.$")
@@ -173,6 +173,7 @@ TOOL = Tool(
     description=DESCRIPTION,
     args_model=EditArgs,
     read_only=False,
+    kind="edit",
     handler=edit_file,
     path_argument="file_path",
     summary_keys=("file_path",),

@@ -111,6 +111,7 @@ TOOL = Tool(
     description=DESCRIPTION,
     args_model=GlobArgs,
     read_only=True,
+    kind="search",
     handler=find_files,
     path_argument="path",
     path_default=".",

@@ -135,6 +135,7 @@ TOOL = Tool(
     description=DESCRIPTION,
     args_model=GrepArgs,
     read_only=True,
+    kind="search",
     handler=grep,
     path_argument="path",
     path_default=".",

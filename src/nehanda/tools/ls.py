@@ -65,6 +65,7 @@ TOOL = Tool(
     description=DESCRIPTION,
     args_model=LSArgs,
     read_only=True,
+    kind="search",
     handler=list_directory,
     path_argument="path",
     path_default=".",

@@ -188,6 +188,7 @@ TOOL = Tool(
     description=DESCRIPTION,
     args_model=ReadArgs,
     read_only=True,
+    kind="read",
     handler=read_file,
     path_argument="file_path",
     summary_keys=("file_path",),

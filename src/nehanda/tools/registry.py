@@ -1,12 +1,13 @@
 """The built-in tools by name, and ``BuiltinTools``, the ``Toolset`` holding them.
 
-A call is checked once (``check_call``: a known tool, readable and valid arguments)
-and then run (``run_checked``); ``execute_builtin_tool`` does both, for callers with no
-gate in between. None of them raises for a bad call: an unknown name, unreadable or
-invalid arguments (``ToolCallFormatError``, with the reply for the model), a
-``ToolError`` or an unexpected failure all become an error ``ToolResult`` whose text
-tells the model what went wrong, so the engine can send it back and carry on. Every
-result's content is capped (``output.cap_output``), with every known secret value masked.
+A call is checked once (``check_call``: a known tool, readable and valid arguments,
+and the tool's ``ToolFacts`` on the ``CheckedCall``) and then run (``run_checked``);
+``execute_builtin_tool`` does both, for callers with no gate in between. None of them
+raises for a bad call: an unknown name, unreadable or invalid arguments
+(``ToolCallFormatError``, with the reply for the model), a ``ToolError`` or an
+unexpected failure all become an error ``ToolResult`` whose text tells the model what
+went wrong, so the engine can send it back and carry on. Masking secrets and capping
+the size are ``masked.Masked``'s, around the whole toolset.
 """
 
 from __future__ import annotations
@@ -21,11 +22,10 @@ from typing import Any
 import pydantic
 
 from nehanda.errors import ToolCallFormatError, ToolError
-from nehanda.secret_env import redact
 from nehanda.tools import bash, edit, glob, grep, ls, read, write
 from nehanda.tools.base import Tool, ToolContext
-from nehanda.tools.output import cap_output
-from nehanda.types import CheckedCall, ToolResult, ToolSpec, ToolUse
+from nehanda.tools.masked import Masked
+from nehanda.types import CheckedCall, ToolFacts, ToolResult, ToolSpec, ToolUse
 
 # The order is the order models see.
 _TOOLS: tuple[Tool, ...] = (
@@ -39,6 +39,7 @@ _TOOLS: tuple[Tool, ...] = (
 )
 
 BUILTIN_TOOLS: Mapping[str, Tool] = MappingProxyType({tool.name: tool for tool in _TOOLS})
+_FACTS: Mapping[str, ToolFacts] = MappingProxyType({tool.name: tool.facts for tool in _TOOLS})
 
 # How much of a rejected value to quote back: enough to recognise it.
 _MAX_QUOTED_INPUT = 80
@@ -47,6 +48,11 @@ _MAX_QUOTED_INPUT = 80
 @cache
 def builtin_specs() -> tuple[ToolSpec, ...]:
     return tuple(tool.spec() for tool in _TOOLS)
+
+
+def builtin_facts() -> Mapping[str, ToolFacts]:
+    """Each built-in's facts by its name: the names a permission rule may give."""
+    return _FACTS
 
 
 def plain_output(content: str) -> str:
@@ -58,26 +64,18 @@ def plain_output(content: str) -> str:
     return content
 
 
-def key_arguments(name: str) -> tuple[str, ...]:
-    """The command and path arguments of the built-in tool ``name``; none for another."""
-    tool = BUILTIN_TOOLS.get(name)
-    if tool is None:
-        return ()
-    return tuple(key for key in (tool.command_argument, tool.path_argument) if key is not None)
-
-
 def check_call(tool_use: ToolUse) -> CheckedCall | ToolResult:
     """The call with its validated arguments, or the error result that answers it.
 
     Nothing needs approval before this passes: a call that cannot run is not asked about.
     """
     try:
-        return CheckedCall(tool_use, _arguments(tool_use))
+        return _checked(tool_use)
     except ToolCallFormatError as error:
         return _error(tool_use, error.reply)
 
 
-def _arguments(tool_use: ToolUse) -> pydantic.BaseModel:
+def _checked(tool_use: ToolUse) -> CheckedCall:
     raw = json.dumps({"name": tool_use.name, "arguments": tool_use.input}, default=str)
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is None:
@@ -86,9 +84,10 @@ def _arguments(tool_use: ToolUse) -> pydantic.BaseModel:
     if tool_use.input_error is not None:
         raise ToolCallFormatError(raw, tool_use.input_error)
     try:
-        return tool.args_model.model_validate(_numbers_as_strings(tool, tool_use.input))
+        arguments = tool.args_model.model_validate(_numbers_as_strings(tool, tool_use.input))
     except pydantic.ValidationError as error:
         raise ToolCallFormatError(raw, describe_invalid_arguments(tool, error)) from None
+    return CheckedCall(tool_use, arguments, facts=tool.facts)
 
 
 def _numbers_as_strings(tool: Tool, arguments: Any) -> Any:
@@ -112,11 +111,12 @@ def _wants_string(schema: Any) -> bool:
 
 
 async def execute_builtin_tool(tool_use: ToolUse, context: ToolContext) -> ToolResult:
-    """Checks ``tool_use`` and runs it if it passed."""
-    checked = check_call(tool_use)
+    """Checks ``tool_use`` and runs it if it passed, its answer capped (``Masked``)."""
+    tools = Masked(BuiltinTools(context))
+    checked = tools.check(tool_use)
     if isinstance(checked, ToolResult):
         return checked
-    return await run_checked(checked, context)
+    return await tools.run(checked)
 
 
 async def run_checked(checked: CheckedCall, context: ToolContext) -> ToolResult:
@@ -127,11 +127,10 @@ async def run_checked(checked: CheckedCall, context: ToolContext) -> ToolResult:
     try:
         content = await tool.handler(checked.arguments, context)
     except ToolError as error:
-        return _error(tool_use, redact(str(error), context.secret_values))
+        return _error(tool_use, str(error))
     except Exception as error:  # a bug in a tool must not end the session
-        failure = f"{tool.name} failed: {type(error).__name__}: {error}"
-        return _error(tool_use, redact(failure, context.secret_values))
-    return ToolResult(tool_use.id, cap_output(redact(content, context.secret_values)))
+        return _error(tool_use, f"{tool.name} failed: {type(error).__name__}: {error}")
+    return ToolResult(tool_use.id, content)
 
 
 @dataclass
@@ -141,7 +140,6 @@ class BuiltinTools:
     context: ToolContext
     check = staticmethod(check_call)
     plain_output = staticmethod(plain_output)
-    key_arguments = staticmethod(key_arguments)
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
@@ -186,4 +184,4 @@ def _parameter_list(tool: Tool) -> str:
 
 
 def _error(tool_use: ToolUse, message: str) -> ToolResult:
-    return ToolResult(tool_use.id, cap_output(message), is_error=True)
+    return ToolResult(tool_use.id, message, is_error=True)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
 from nehanda.fs import NEW_FILE_MODE
-from nehanda.tools.base import Tool, ToolContext, count_lines
+from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.diff import file_diff
 from nehanda.tools.text_encoding import (
     LATIN1,
@@ -26,7 +26,7 @@ from nehanda.tools.text_encoding import (
     encode_text,
 )
 from nehanda.tools.workfile import current_file, read_regular, regular_mode
-from nehanda.types import JsonObject
+from nehanda.types import JsonObject, count_lines
 
 NAME = "Write"
 
@@ -133,6 +133,7 @@ TOOL = Tool(
     description=DESCRIPTION,
     args_model=WriteArgs,
     read_only=False,
+    kind="edit",
     handler=write_file,
     path_argument="file_path",
     summary_keys=("file_path",),

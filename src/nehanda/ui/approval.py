@@ -46,8 +46,7 @@ from nehanda.config.settings import project_settings_path
 from nehanda.config.trust import is_trusted, trust_folder
 from nehanda.config.writer import add_permission_rule
 from nehanda.errors import ConfigError
-from nehanda.tools.registry import BUILTIN_TOOLS
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall, ToolFacts
 from nehanda.ui.approval_view import ShownRequest, fitted_request, shown_request
 from nehanda.ui.screen_fit import pages, rows_of
 from nehanda.ui.shown_text import abbreviated, hidden, printable, shown_line
@@ -87,12 +86,12 @@ class TerminalApprover:
     # on its own the prompt checks the form.
     check_rule: Callable[[str], object] = split_rule
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        shown = shown_request(tool_use, decision, self.workspace)
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
+        shown = shown_request(call, decision, self.workspace)
         sane = _SANE if _is_terminal(self.output) and os.environ.get("TERM") != "dumb" else ""
         columns, rows = self.screen()
         choices = "y = yes, n = no, t = no, and tell the model what to do instead"
-        choices += _always_choice(self, decision, columns)
+        choices += _always_choice(self, decision, columns, call.facts)
         question = f"Run it? ({choices}, v = view it all) "
         view = fitted_request(shown, columns, rows, question)
         if view.whole:
@@ -110,7 +109,7 @@ class TerminalApprover:
                 self.typed_ahead()  # pressed while the call was laid out: kept, not an answer
             shown_before = True
             key = (await read_key(self.input, reader)).lower()
-            if (answer := await self._answer(key, decision)) is not None:
+            if (answer := await self._answer(key, decision, call.facts)) is not None:
                 return answer
             if key == "v" and not view.whole:
                 self.output.write("view all\n")
@@ -118,14 +117,14 @@ class TerminalApprover:
             elif key != "a" or not decision.suggestions:
                 self.output.write("\n")
 
-    async def _answer(self, key: str, decision: Ask) -> Answer | None:
+    async def _answer(self, key: str, decision: Ask, facts: ToolFacts) -> Answer | None:
         """The answer ``key`` gives, or None for one that goes back to the question."""
         if key == "y":
             self.output.write("yes\n")
             return Answer(run=True)
         if key == "a" and decision.suggestions:
             self.output.write("always\n")
-            rules = await self._always(decision)
+            rules = await self._always(decision, facts)
             return None if rules is None else Answer(run=True, always=True, rules=rules)
         if key == "t":
             return await self._no_with_words()
@@ -157,8 +156,8 @@ class TerminalApprover:
             return Answer(run=False, reason=_SAID_NO)
         return Answer(run=False, reason=_SAID_NO, words=words.strip())
 
-    async def _always(self, decision: Ask) -> tuple[str, ...] | None:
-        return await choose_rules(self, decision)
+    async def _always(self, decision: Ask, facts: ToolFacts) -> tuple[str, ...] | None:
+        return await choose_rules(self, decision, facts)
 
 
 # -- "always": which rules, kept where ---------------------------------------------
@@ -167,8 +166,11 @@ class TerminalApprover:
 _BACK = ("\x1b", "\x04", "")
 
 
-async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ...] | None:
-    """The rules picked (kept where the user said), or None to go back to the prompt."""
+async def choose_rules(
+    prompt: TerminalApprover, decision: Ask, facts: ToolFacts
+) -> tuple[str, ...] | None:
+    """The rules picked (kept where the user said), or None to go back to the prompt;
+    ``facts`` are the asking call's, whose tool the rules name."""
     offered = [decision.broader, decision.suggestions] if decision.broader else []
     rules = decision.suggestions
     columns = prompt.screen()[0]
@@ -182,7 +184,7 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
         if picked is None:
             return None
         rules = offered[int(picked) - 1]
-    places = _places(prompt, rules)
+    places = _places(prompt, rules, facts)
     if len(places) > 1:
         keys = {key: key for key in places}
         choices = ", ".join(f"{key} = {where}" for key, (where, _) in places.items())
@@ -195,12 +197,13 @@ async def choose_rules(prompt: TerminalApprover, decision: Ask) -> tuple[str, ..
     return rules
 
 
-def _always_choice(prompt: TerminalApprover, decision: Ask, columns: int) -> str:
+def _always_choice(prompt: TerminalApprover, decision: Ask, columns: int, facts: ToolFacts) -> str:
     if not decision.suggestions:
         return ""
     if decision.broader:
         return ", a = always allow (pick the rule)"
-    session = "" if len(_places(prompt, decision.suggestions)) > 1 else " this session"
+    places = _places(prompt, decision.suggestions, facts)
+    session = "" if len(places) > 1 else " this session"
     return f", a = always allow {_rules(decision.suggestions, columns)}{session}"
 
 
@@ -210,11 +213,14 @@ def _rules(rules: tuple[str, ...], limit: int) -> str:
     return abbreviated(shown_line(" and ".join(rules)), limit)
 
 
-def _places(prompt: TerminalApprover, rules: tuple[str, ...]) -> dict[str, tuple[str, Path | None]]:
+def _places(
+    prompt: TerminalApprover, rules: tuple[str, ...], facts: ToolFacts
+) -> dict[str, tuple[str, Path | None]]:
     """Where ``rules`` may be kept. Not in the user's settings, which every project reads,
     if one names a path inside this workspace (``Edit(src/a.py)``)."""
     places: dict[str, tuple[str, Path | None]] = {"s": ("for this session only", None)}
-    if prompt.user_settings is not None and not any(map(_names_a_workspace_path, rules)):
+    local = any(_names_a_workspace_path(rule, facts) for rule in rules)
+    if prompt.user_settings is not None and not local:
         places["u"] = (f"in your settings ({prompt.user_settings})", prompt.user_settings)
     if prompt.project and _trusted(prompt.workspace):
         project = project_settings_path(prompt.workspace)
@@ -222,13 +228,15 @@ def _places(prompt: TerminalApprover, rules: tuple[str, ...]) -> dict[str, tuple
     return places
 
 
-def _names_a_workspace_path(text: str) -> bool:
+def _names_a_workspace_path(text: str, facts: ToolFacts) -> bool:
+    """Whether the rule ``text``, offered for a call with ``facts``, names a relative path:
+    the rules offered name the call's tool or its family, so its specifier is a path
+    where the tool works on one."""
     try:
-        name, specifier = split_rule(text)
+        _, specifier = split_rule(text)
     except ValueError:
         return True
-    tool = BUILTIN_TOOLS.get(name)
-    if specifier is None or tool is None or tool.path_argument is None:
+    if specifier is None or facts.path_argument is None:
         return False
     return not specifier.startswith(("/", "~"))
 

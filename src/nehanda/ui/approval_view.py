@@ -13,10 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nehanda.errors import ToolError
-from nehanda.tools.base import Tool
 from nehanda.tools.output import cap_lines
-from nehanda.tools.registry import BUILTIN_TOOLS
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall, ToolFacts, ToolUse
 from nehanda.ui.screen_fit import fit, row_count, rows_of
 from nehanda.ui.shown_text import (
     BlankLines,
@@ -52,13 +50,14 @@ class View:
     whole: bool
 
 
-def shown_request(tool_use: ToolUse, decision: Ask, workspace: Path) -> ShownRequest:
-    tool = BUILTIN_TOOLS.get(tool_use.name)
-    if tool is not None and tool.command_argument is not None:
-        command = str(tool_use.input.get(tool.command_argument, ""))
+def shown_request(call: CheckedCall, decision: Ask, workspace: Path) -> ShownRequest:
+    """``call`` as its tool's facts say to show it: a command, a diff, or its arguments."""
+    tool_use, facts = call.use, call.facts
+    if facts.command_argument is not None:
+        command = str(tool_use.input.get(facts.command_argument, ""))
         body = _command_lines(command)
-    elif tool is not None and tool.diff is not None:
-        body = _diff(tool, tool_use, workspace)
+    elif facts.diff is not None:
+        body = _diff(facts, tool_use, workspace)
     else:
         body = [
             f"  {shown_line(str(key))}: {shown_line(str(value))}"
@@ -96,10 +95,10 @@ def _command_lines(command: str) -> list[str]:
     ]
 
 
-def _diff(tool: Tool, tool_use: ToolUse, workspace: Path) -> list[str]:
-    raw = str(tool_use.input.get(tool.path_argument or "", ""))
+def _diff(facts: ToolFacts, tool_use: ToolUse, workspace: Path) -> list[str]:
+    raw = str(tool_use.input.get(facts.path_argument or "", ""))
     try:
-        lines = tool.diff(tool_use.input, workspace) if tool.diff else []
+        lines = facts.diff(tool_use.input, workspace) if facts.diff else []
     except (ToolError, ValueError) as error:
         return [f"  {shown_line(raw)}", f"  (no diff to show: {shown_line(str(error))})"]
     if not lines:

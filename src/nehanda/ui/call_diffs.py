@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nehanda.errors import NehandaError
-from nehanda.tools.registry import BUILTIN_TOOLS
-from nehanda.types import ToolUse
+from nehanda.types import CheckedCall, ToolFacts, ToolUse
 from nehanda.verdicts import Answer, Approver, Ask
 
 
@@ -23,12 +22,11 @@ class CallDiffs:
     asked: set[str] = field(default_factory=set)  # calls whose approval showed the diff
     _diffs: dict[str, list[str]] = field(default_factory=dict)
 
-    def started(self, tool_use: ToolUse) -> None:
-        tool = BUILTIN_TOOLS.get(tool_use.name)
-        if tool is not None and tool.diff is not None:
+    def started(self, tool_use: ToolUse, facts: ToolFacts) -> None:
+        if facts.diff is not None:
             # A call that cannot be previewed will fail and say why; it has no diff to show.
             with suppress(NehandaError, ValueError, OSError):
-                self._diffs[tool_use.id] = tool.diff(tool_use.input, self.workspace)
+                self._diffs[tool_use.id] = facts.diff(tool_use.input, self.workspace)
 
     def made(self, call_id: str) -> list[str] | None:
         """The diff to show under call ``call_id``'s line, if any (asked once per call)."""
@@ -43,6 +41,6 @@ class NotingApprover:
     inner: Approver
     diffs: CallDiffs
 
-    async def ask(self, tool_use: ToolUse, decision: Ask) -> Answer:
-        self.diffs.asked.add(tool_use.id)
-        return await self.inner.ask(tool_use, decision)
+    async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
+        self.diffs.asked.add(call.use.id)
+        return await self.inner.ask(call, decision)

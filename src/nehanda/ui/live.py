@@ -126,8 +126,8 @@ class LiveRenderer:
             self._set_activity(f"the model is writing a {printable(event.name)} call")
         elif isinstance(event, ToolStarted):
             self._settle()
-            self.diffs.started(event.tool_use)
-            self._set_activity(f"running {printable(describe_call(event.tool_use))}")
+            self.diffs.started(event.tool_use, event.facts)
+            self._set_activity(f"running {printable(describe_call(event.tool_use, event.facts))}")
         elif isinstance(event, ToolExecuted):
             self._tool_done(event)
             if notice := describe_notice(event):

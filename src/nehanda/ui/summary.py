@@ -15,10 +15,8 @@ from nehanda.events import (
     ToolExecuted,
 )
 from nehanda.providers.http_errors import redact_url
-from nehanda.tools.base import count_lines
-from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.tools.watched import steering_note
-from nehanda.types import Refusal, ToolResult, ToolUse
+from nehanda.types import UNKNOWN_TOOL, Refusal, ToolFacts, ToolResult, ToolUse
 from nehanda.ui.shown_text import shown_line
 
 
@@ -46,12 +44,11 @@ class Chosen:
         return "".join(ch if ch.isprintable() else "?" for ch in line)
 
 
-def describe_call(tool_use: ToolUse) -> str:
-    """``Read README.md``: the tool and the argument that says most about the call (the
-    tool's own ``summary``), else its arguments as JSON; as the approval prompt shows it
+def describe_call(tool_use: ToolUse, facts: ToolFacts = UNKNOWN_TOOL) -> str:
+    """``Read README.md``: the tool and the argument that says most about the call (its
+    facts' ``summary``), else its arguments as JSON; as the approval prompt shows it
     (escaped, its padding collapsed), so that what the line keeps is what ran."""
-    tool = BUILTIN_TOOLS.get(tool_use.name)
-    if tool is not None and (summary := tool.summary(tool_use.input)) is not None:
+    if (summary := facts.summary(tool_use.input)) is not None:
         return f"{tool_use.name} {_shorten(shown_line(summary), 80)}"
     if not tool_use.input:
         return tool_use.name
@@ -59,19 +56,18 @@ def describe_call(tool_use: ToolUse) -> str:
     return f"{tool_use.name} {_shorten(shown_line(arguments), 80)}"
 
 
-def describe_result(result: ToolResult, tool_use: ToolUse | None = None) -> str:
+def describe_result(
+    result: ToolResult, tool_use: ToolUse | None = None, facts: ToolFacts = UNKNOWN_TOOL
+) -> str:
     """``3 lines``, ``wrote 2 lines``: what the call did, as its tool says it
-    (``Tool.describe_outcome``); an error's first line; a refused call's
+    (``ToolFacts.describe_outcome``); an error's first line; a refused call's
     line says who refused it."""
     if result.refusal is not None:
         return describe_refusal(result.refusal)
     first_line = result.content.strip().splitlines()[0] if result.content.strip() else ""
     if result.is_error:
         return f"error: {_shorten(first_line, 120)}"
-    tool = BUILTIN_TOOLS.get(tool_use.name) if tool_use is not None else None
-    if tool is not None and tool_use is not None:
-        return tool.describe_outcome(tool_use.input, result.content)
-    return count_lines(result.content)
+    return facts.describe_outcome(tool_use.input if tool_use else {}, result.content)
 
 
 def describe_refusal(refusal: Refusal) -> str:

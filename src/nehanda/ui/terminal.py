@@ -65,7 +65,7 @@ class TerminalOutput:
         elif isinstance(event, TurnStarted) and event.turn > 1:
             self._end_line()
         elif isinstance(event, ToolStarted) and self.diffs:
-            self.diffs.started(event.tool_use)
+            self.diffs.started(event.tool_use, event.facts)
         elif isinstance(event, ToolExecuted):
             self._tool_line(event)
             if notice := describe_notice(event):

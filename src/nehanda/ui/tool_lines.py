@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 from nehanda.events import ToolExecuted
 from nehanda.tools.output import cap_lines
-from nehanda.tools.registry import BUILTIN_TOOLS
 from nehanda.ui.shown_text import printable, shown_diff
 from nehanda.ui.summary import describe_call, describe_result
 
@@ -40,10 +39,10 @@ def tool_spans(event: ToolExecuted, *, ascii_only: bool = False) -> Line:
     `` · 3 lines``, `` · 4 ms``; apart, so that a line can be cut to fit (``fitted``)."""
     ok = not event.result.is_error
     mark = ("✓" if ok else "✗") if not ascii_only else ("+" if ok else "x")
-    outcome = describe_result(event.result, event.tool_use)
+    outcome = describe_result(event.result, event.tool_use, event.facts)
     return (
         (f"{mark} ", "green" if ok else "red"),
-        (printable(describe_call(event.tool_use)), "bold"),
+        (printable(describe_call(event.tool_use, event.facts)), "bold"),
         (f" · {printable(outcome)}", "dim"),
         (f" · {duration(event.seconds)}", "dim"),
     )
@@ -87,8 +86,7 @@ def preview(
         return [
             ((_cut(printable(text), width), _DIFF_STYLES.get(text[:1], "")),) for text in capped
         ]
-    tool = BUILTIN_TOOLS.get(event.tool_use.name)
-    if tool is not None and tool.diff is not None:
+    if event.facts.diff is not None:
         return []  # a Write or an Edit: its diff is its preview (here, or in the approval)
     lines = output_lines(event)
     return _collapsed(lines, PREVIEW_HEAD, PREVIEW_TAIL, hint, gutter, room, "")
@@ -105,10 +103,7 @@ def full_output(event: ToolExecuted, *, ascii_only: bool = False) -> list[Line]:
 def output_lines(event: ToolExecuted) -> list[str]:
     """The output as a person reads it (the tool's plain output; an error as it came)."""
     result = event.result
-    tool = BUILTIN_TOOLS.get(event.tool_use.name)
-    text = result.content
-    if tool is not None and not result.is_error:
-        text = tool.shown_output(text)
+    text = result.content if result.is_error else event.facts.shown_output(result.content)
     text = text.strip("\n")
     return text.split("\n") if text.strip() else []
 
@@ -118,7 +113,7 @@ def _error_lines(event: ToolExecuted, width: int) -> list[str]:
     when the tool line had to cut it short (to say it in a few words, or to fit)."""
     lines = output_lines(event)
     spans = tool_spans(event)
-    outcome = describe_result(event.result, event.tool_use)
+    outcome = describe_result(event.result, event.tool_use, event.facts)
     if event.result.refusal is not None:
         # The model's copy says more than the user needs: the line says who refused, and
         # the preview repeats that only where the line could not hold it whole.

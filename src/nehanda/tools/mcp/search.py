@@ -16,9 +16,11 @@ from collections.abc import Iterable, Sequence
 import pydantic
 
 from nehanda.config.mcp import McpTable
-from nehanda.types import ToolSpec
+from nehanda.types import ToolFacts, ToolSpec
 
 NAME = "ToolSearch"
+# It reads nehanda's own list of tools, nothing else.
+FACTS = ToolFacts(kind="search", read_only=True, summary_keys=("query",))
 DEFAULT_WINDOW = 8192
 _CHARS_PER_TOKEN = 4
 _WORD = re.compile(r"[a-z0-9]+")
@@ -80,7 +82,11 @@ def search_spec(names: Sequence[str], budget: int) -> ToolSpec:
     schema.pop("title", None)
     # Its names are the whole point: a small window gets them too.
     return ToolSpec(
-        NAME, intro + listed, schema, brief=f"Loads MCP tools by name. Available: {listed}"
+        NAME,
+        intro + listed,
+        schema,
+        brief=f"Loads MCP tools by name. Available: {listed}",
+        facts=FACTS,
     )
 
 

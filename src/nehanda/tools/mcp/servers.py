@@ -18,16 +18,25 @@ from nehanda.fs import state_dir
 from nehanda.tools.mcp.connection import Connection, RemoteTool
 from nehanda.tools.mcp.names import offered_names
 from nehanda.tools.mcp.schemas import schema_problem
-from nehanda.types import ToolSpec
+from nehanda.types import ToolFacts, ToolKind, ToolSpec
 
 
 @dataclass(frozen=True)
 class McpTool:
-    """An MCP tool as nehanda offers it: ``spec.name`` is ``mcp__SERVER__TOOL``."""
+    """An MCP tool as nehanda offers it: ``spec.name`` is ``mcp__SERVER__TOOL``; its
+    ``spec.facts`` say whose it is and what its server claims (``mcp_facts``)."""
 
     spec: ToolSpec
     server: str
     remote: RemoteTool
+
+
+def mcp_facts(server: str, remote: RemoteTool) -> ToolFacts:
+    """What nehanda knows of a server's tool: only whose it is, and what the server says of
+    it. ``readOnlyHint`` is the server's claim (``read_only``), for plan mode's list: no
+    path or command argument is ever read from a server, so nothing runs on its word."""
+    kind: ToolKind = "read" if remote.read_only else "other"
+    return ToolFacts(kind=kind, source="mcp", read_only=remote.read_only, server=server)
 
 
 def log_path(server: str) -> Path:
@@ -59,7 +68,7 @@ class McpServers:
             remote = _usable(connection, started.notes)
             names = offered_names(connection.name, (tool.name for tool in remote), taken)
             tools += [
-                McpTool(ToolSpec(name, tool.description, tool.input_schema), connection.name, tool)
+                mcp_tool(name, connection.name, tool)
                 for name, tool in zip(names, remote, strict=True)
             ]
         started.tools = tuple(tools)
@@ -70,6 +79,12 @@ class McpServers:
 
     async def stop(self) -> None:
         await asyncio.gather(*(connection.stop() for connection in self.connections))
+
+
+def mcp_tool(name: str, server: str, remote: RemoteTool) -> McpTool:
+    """``server``'s tool ``remote``, offered as ``name``, its facts on its spec."""
+    spec = ToolSpec(name, remote.description, remote.input_schema, facts=mcp_facts(server, remote))
+    return McpTool(spec, server, remote)
 
 
 def _usable(connection: Connection, notes: list[str]) -> list[RemoteTool]:

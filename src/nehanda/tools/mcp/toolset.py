@@ -1,10 +1,12 @@
 """``WithMcp``: a ``Toolset`` offering the MCP servers' tools beside another toolset's.
 
 An MCP call is checked like a built-in one (a known tool, arguments read leniently and
-then validated against its ``inputSchema``) and run on its server; the answer becomes a
-capped ``ToolResult``, an error one for ``isError`` or a failed call. When the MCP tools
-are deferred (``search``), the model first sees only ToolSearch, whose results add the
-tools they found to ``specs``. In plan mode only the tools their server marks read-only
+then validated against its ``inputSchema``, its spec's facts on the ``CheckedCall``)
+and run on its server; the answer becomes a ``ToolResult``, an error one for ``isError``
+or a failed call (``tools.masked.Masked``, around the whole toolset, masks and caps
+it). When the MCP tools are deferred (``search``), the model first sees only
+ToolSearch, whose results add the tools they found to ``specs``. In plan mode only the
+tools their server marks read-only
 are offered, and permissions still ask before each call, since the mark is the server's.
 """
 
@@ -21,8 +23,7 @@ from nehanda.tools.mcp import arguments, search
 from nehanda.tools.mcp.names import is_mcp_name
 from nehanda.tools.mcp.results import result_text
 from nehanda.tools.mcp.servers import McpServers, McpTool
-from nehanda.tools.output import cap_output
-from nehanda.types import CheckedCall, JsonObject, ToolResult, Toolset, ToolSpec, ToolUse
+from nehanda.types import CheckedCall, ToolResult, Toolset, ToolSpec, ToolUse
 
 
 @dataclass
@@ -52,9 +53,6 @@ class WithMcp:
     def plain_output(self, content: str) -> str:
         return self.inner.plain_output(content)
 
-    def key_arguments(self, name: str) -> tuple[str, ...]:
-        return self.inner.key_arguments(name)  # none for an MCP tool: the inner has none
-
     def check(self, use: ToolUse) -> CheckedCall | ToolResult:
         if use.name == search.NAME and self.deferred:
             return self._check_search(use)
@@ -62,7 +60,7 @@ class WithMcp:
             return self.inner.check(use)
         tool = next((t for t in self.offered if t.spec.name == use.name), None)
         try:
-            return CheckedCall(use, self._arguments(use, tool))
+            return self._checked(use, tool)
         except ToolCallFormatError as error:
             return _error(use, error.reply)
 
@@ -83,9 +81,9 @@ class WithMcp:
         if answer.failure is not None:
             return _error(use, answer.failure)
         text = result_text(answer.content, answer.structured)
-        return ToolResult(use.id, cap_output(text), is_error=answer.is_error)
+        return ToolResult(use.id, text, is_error=answer.is_error)
 
-    def _arguments(self, use: ToolUse, tool: McpTool | None) -> JsonObject:
+    def _checked(self, use: ToolUse, tool: McpTool | None) -> CheckedCall:
         raw = json.dumps({"name": use.name, "arguments": use.input}, default=str)
         if tool is None:
             why = " in plan mode, which offers only read-only tools" if self.read_only_only else ""
@@ -100,13 +98,14 @@ class WithMcp:
                 f"Invalid arguments for {use.name}: {'; '.join(problems)}. "
                 f"Valid parameters: {arguments.parameter_list(schema)}.",
             )
-        return given
+        return CheckedCall(use, given, facts=tool.spec.facts)
 
     def _check_search(self, use: ToolUse) -> CheckedCall | ToolResult:
         if use.input_error is not None:
             return _error(use, use.input_error)
         try:
-            return CheckedCall(use, search.SearchArgs.model_validate(use.input))
+            args = search.SearchArgs.model_validate(use.input)
+            return CheckedCall(use, args, facts=search.FACTS)
         except pydantic.ValidationError as error:
             first = error.errors(include_url=False)[0]
             where = ".".join(str(part) for part in first["loc"]) or "arguments"
@@ -115,8 +114,8 @@ class WithMcp:
     def _search(self, use: ToolUse, args: search.SearchArgs) -> ToolResult:
         found = search.find(args.query, [t.spec for t in self.offered], args.max_results)
         self._loaded.update(spec.name for spec in found)
-        return ToolResult(use.id, cap_output(search.render_found(args.query, found)))
+        return ToolResult(use.id, search.render_found(args.query, found))
 
 
 def _error(use: ToolUse, message: str) -> ToolResult:
-    return ToolResult(use.id, cap_output(message), is_error=True)
+    return ToolResult(use.id, message, is_error=True)
