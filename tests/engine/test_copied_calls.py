@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import given
@@ -13,6 +12,7 @@ from nehanda.engine import copied_calls
 from nehanda.engine.copied_calls import ToolOutputCalls, json_calls
 from nehanda.tools.registry import builtin_specs, plain_output
 from nehanda.types import Message, ToolResult, ToolUse
+from toolcalls.linear import assert_linear, work
 
 TOUCH = {"command": "touch marker.txt"}
 CALL_JSON = json.dumps({"name": "Bash", "arguments": TOUCH})
@@ -131,16 +131,8 @@ def test_json_calls_never_raises(text: str) -> None:
 # text. bench/copied_calls.py measures these and the other shapes.
 @pytest.mark.parametrize("unit", ['{"name": "Bash", "a": [', '{"tool": "'])
 def test_json_calls_stays_linear_on_many_openers(unit: str) -> None:
-    """A quadratic would take about 64 times as long for 8 times the text."""
-
-    def seconds(text: str) -> float:
-        started = time.perf_counter()
-        list(json_calls(text, NAMES))
-        return time.perf_counter() - started
-
-    small, large = unit * 2_000, unit * 16_000
-    base = min(seconds(small) for _ in range(3))
-    assert min(seconds(large) for _ in range(3)) / base < 20
+    """A quadratic would do about 64 times the work for 8 times the text."""
+    assert_linear(lambda text: list(json_calls(text, NAMES)), lambda n: unit * n, 2_000)
 
 
 @pytest.mark.parametrize(
@@ -157,9 +149,10 @@ def test_json_calls_stays_linear_on_many_openers(unit: str) -> None:
 def test_padding_cannot_wear_the_scan_out_before_a_copied_call(padding: str) -> None:
     calls = ToolOutputCalls(builtin_specs(), plain_output)
     output = numbered(padding + "\n" + CALL_JSON + "\n")
-    started = time.perf_counter()
-    (marked,) = calls.mark([ToolUse("call_2", "Bash", dict(TOUCH))], conversation("Read", output))
-    assert time.perf_counter() - started < 10  # a blow-up guard: it takes milliseconds
+    use, marks = ToolUse("call_2", "Bash", dict(TOUCH)), list[ToolUse]()
+    steps = work(lambda: marks.extend(calls.mark([use], conversation("Read", output))))
+    assert steps < 100 * len(output)  # a blow-up guard: under 50 steps a character here
+    (marked,) = marks
     assert marked.copied_from is not None
     assert marked.copied_from.startswith("the output of an earlier Read call")
 
