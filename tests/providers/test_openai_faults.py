@@ -165,10 +165,8 @@ def test_a_refused_connection_to_this_machine_fails_at_once(unused_port: int) ->
             await client.aclose()
         raise AssertionError("a refused connection must fail")
 
-    started = time.monotonic()
     events, error = asyncio.run(go())
-    assert time.monotonic() - started < 1.0  # the default policy would wait 1.75 s or more
-    assert events == [] and len(sent) == 1
+    assert events == [] and len(sent) == 1  # one try: the policy would make four
     assert_named(error, ProviderConnectionError)
     assert str(error) == (
         f"local-vllm (model qwen): no server is running at "
