@@ -88,6 +88,17 @@ def wait_screen(child: pexpect.spawn, *texts: str) -> str:
             child.read_nonblocking(1 << 20, timeout=0.1)
 
 
+def wait_prompt(child: pexpect.spawn, since: int) -> None:
+    """Once the prompt is back after the first ``since`` characters the REPL wrote, read
+    maybe by ``wait_screen``, out of pexpect's sight (a loaded machine reads more at once)."""
+    deadline = time.monotonic() + GUARD
+    while PROMPT not in child.logfile_read.getvalue()[since:]:
+        assert time.monotonic() < deadline, "the prompt never came back"
+        with contextlib.suppress(pexpect.TIMEOUT):
+            child.read_nonblocking(1 << 20, timeout=0.1)
+    child.buffer = ""  # what pexpect holds came before: the next expect looks after it
+
+
 def exchange(child: pexpect.spawn, line: str, *shown: str) -> None:
     child.send(line + "\r")
     for pattern in shown:
@@ -225,11 +236,12 @@ def test_permissions_mode_sets_it_it_outlives_a_model_switch_and_plan_refuses_wr
     exchange(child, "/permissions mode bogus", r"usage: /permissions \[mode plan\|default")
     exchange(child, "/model q2", "vllm · q2 · native tool calls")
     # A model that calls Edit anyway, from memory, is refused; the file stays as it was.
+    sent = len(child.logfile_read.getvalue())
     child.send("Fix the install line\r")
     wait_screen(
         child, "not allowed: plan mode runs read-only tools only", "Install it with pip install"
     )
-    child.expect_exact(PROMPT)
+    wait_prompt(child, sent)
     assert (workspace / "README.md").read_text() == README
     exchange(child, "/permissions", r"Permission mode: plan")
     exchange(child, "/mode rescue", "rescue tool calls")
