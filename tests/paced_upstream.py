@@ -4,8 +4,9 @@ Each answer is ``chunks`` content deltas, one every ``1 / rate`` seconds, then a
 finish chunk and ``[DONE]``; each delta's content is the ``time.perf_counter()`` at
 which it was written (then a space), so a client, even one reading through ``nehanda
 serve``, can measure what lies between. It counts the
-deltas written and notes each stream a client hung up on: the serve tests use it to
-see a disconnect reach the upstream, ``bench/serve.py`` to pace streams.
+deltas written, the most streams open at once, and each stream a client hung up on:
+the serve tests use it to see a disconnect reach the upstream and a bound on
+concurrency hold, ``bench/serve.py`` to pace streams.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class PacedUpstream(LocalHTTP):
         self.rate = rate
         self.sent = 0
         self.hung_up = 0
+        self.streaming = self.most_at_once = 0
         self.lock = threading.Lock()
         self.serve(_Handler, "upstream")
 
@@ -60,6 +62,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         start = time.perf_counter()
+        with up.lock:
+            up.streaming += 1
+            up.most_at_once = max(up.most_at_once, up.streaming)
         try:
             self.wfile.write(_chunk({"role": "assistant", "content": ""}))
             for number in range(up.chunks):
@@ -78,3 +83,6 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             with up.lock:
                 up.hung_up += 1
+        finally:
+            with up.lock:
+                up.streaming -= 1

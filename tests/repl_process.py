@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pexpect
 
+from waiting import GUARD
+
 
 def spawn_repl(
     base_url: str,
@@ -17,11 +19,11 @@ def spawn_repl(
     *extra: str,
     rows: int = 24,
     columns: int = 100,
-    timeout: float = 10,
+    timeout: float = GUARD,
     env: dict[str, str] | None = None,
 ) -> pexpect.spawn:
     """``nehanda --provider vllm --base-url URL --model q EXTRA…`` on a ``rows`` x
-    ``columns`` xterm."""
+    ``columns`` xterm; an ``expect`` waits ``timeout`` seconds, a hang guard only."""
     child = pexpect.spawn(
         sys.executable,
         ["-m", "nehanda", "--provider", "vllm", "--base-url", base_url, "--model", "q", *extra],

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from local_http import LocalHTTP
+from waiting import GUARD
 
 STREAMS = Path(__file__).parent / "fixtures" / "streams"
 
@@ -48,6 +50,9 @@ class Reply:
     stall_after: int | None = None  # sleep this many bytes into the body...
     stall_for: float = 0.0  # ...for this long
     cut: bool = False  # close the socket without the closing chunk
+    # The stall (at stall_after, else before the status line) lasts until this is set,
+    # whatever the stall's time: a client that must act during it gets all it needs.
+    held: threading.Event | None = None
 
 
 @dataclass
@@ -64,6 +69,9 @@ class ScriptedServer(LocalHTTP):
         self.routes: dict[tuple[str, str], Reply] = {}
         self.requests: list[Received] = []
         self.unrouted: list[Received] = []  # GETs without a route, answered 404
+        self._arrived = threading.Condition()
+        # What a held reply waits for: set by its test, and at the latest by close().
+        self.released = threading.Event()
         # Answers a POST from what it carries, for conversations whose length the client
         # decides (compaction); consulted before the queue, which it may leave alone.
         self.responder: Callable[[Received], Reply | None] | None = None
@@ -80,6 +88,18 @@ class ScriptedServer(LocalHTTP):
 
     def received(self, path: str) -> list[Received]:
         return [request for request in self.requests if request.path == path]
+
+    def wait_for(self, path: str, count: int = 1) -> list[Received]:
+        """The requests for ``path`` once there are ``count``, however long they take
+        (up to ``waiting.GUARD``, which only a hung client needs)."""
+        with self._arrived:
+            came = self._arrived.wait_for(lambda: len(self.received(path)) >= count, GUARD)
+        assert came, f"{len(self.received(path))} of {count} requests for {path} came"
+        return self.received(path)
+
+    def close(self) -> None:
+        self.released.set()
+        super().close()
 
     def reply(self, *replies: Reply) -> ScriptedServer:
         self.replies.extend(replies)
@@ -127,7 +147,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.script.unrouted.append(received)
             self._send_plain(404, b"404 page not found")
             return
-        self.script.requests.append(received)
+        with self.script._arrived:
+            self.script.requests.append(received)
+            self.script._arrived.notify_all()
         if reply is None and self.script.responder is not None:
             reply = self.script.responder(received)
         if reply is None and self.script.replies:
@@ -135,7 +157,8 @@ class _Handler(BaseHTTPRequestHandler):
         if reply is None:
             self._send_plain(418, b"no reply scripted")
             return
-        time.sleep(reply.stall_before)
+        if reply.held is None or reply.stall_after is None:
+            _stall(reply, reply.stall_before)
         if reply.status != 200:
             self._send_plain(reply.status, reply.body, reply.headers)
             return
@@ -160,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
         for start in range(0, len(reply.body), size):
             piece = reply.body[start : start + size]
             if reply.stall_after is not None and sent <= reply.stall_after < sent + len(piece):
-                time.sleep(reply.stall_for)
+                _stall(reply, reply.stall_for)
             self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
             self.wfile.flush()
             sent += len(piece)
@@ -169,3 +192,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
             return
         self.wfile.write(b"0\r\n\r\n")
+
+
+def _stall(reply: Reply, seconds: float) -> None:
+    if reply.held is not None:
+        reply.held.wait(GUARD)  # released by the test, or let go when it has failed
+    else:
+        time.sleep(seconds)

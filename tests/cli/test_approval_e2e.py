@@ -34,7 +34,7 @@ def spawn(server: ScriptedServer, tmp_path: Path) -> Iterator[Any]:
     children: list[pexpect.spawn] = []
 
     def start() -> pexpect.spawn:
-        child = spawn_repl(server.base_url, tmp_path, columns=200, timeout=15)
+        child = spawn_repl(server.base_url, tmp_path, columns=200)
         children.append(child)
         return child
 
@@ -73,7 +73,7 @@ def test_keys_typed_ahead_during_the_reply_never_answer_the_approval_prompt(
 ) -> None:
     """A "y" typed while the model was still writing is the user's next prompt, not
     their answer to a question they have not seen yet."""
-    server.stream(bash_call("touch marker.txt"), stall_before=1.5)
+    server.stream(bash_call("touch marker.txt"), held=server.released)
     server.stream("e2e_vllm_answer.sse")
     child = spawn()
     child.expect_exact(PROMPT)
@@ -81,8 +81,9 @@ def test_keys_typed_ahead_during_the_reply_never_answer_the_approval_prompt(
     child.expect_exact("waiting for q")
     for key in "yay":
         child.send(key)
+    child.expect_exact("yay")  # read while the model still writes
+    server.released.set()
     child.expect_exact("t = no, and tell the model what to do instead")
-    child.expect(pexpect.TIMEOUT, timeout=0.5)
     assert not (tmp_path / "marker.txt").exists()
     child.send("n")
     child.expect_exact("you said no")

@@ -17,6 +17,7 @@ import pytest
 
 from repl_process import spawn_repl
 from scripted_server import ScriptedServer, fixture_body
+from waiting import GUARD
 
 PROMPT = "\x1b[?2004h"
 COMPLETIONS = "/v1/chat/completions"
@@ -33,7 +34,7 @@ def bash_call(command: str) -> bytes:
 
 @pytest.fixture
 def child(server: ScriptedServer, tmp_path: Path) -> Iterator[pexpect.spawn]:
-    started = spawn_repl(server.base_url, tmp_path, rows=ROWS, columns=COLUMNS, timeout=15)
+    started = spawn_repl(server.base_url, tmp_path, rows=ROWS, columns=COLUMNS)
     started.expect_exact(PROMPT)
     yield started
     started.close(force=True)
@@ -48,7 +49,7 @@ def screen(child: pexpect.spawn) -> list[str]:
 def asked(child: pexpect.spawn) -> list[str]:
     """The screen once the question is drawn whole, waiting for a key."""
     child.expect_exact("Run it? (")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + GUARD
     while not "\n".join(rows := screen(child)).rstrip().endswith(")"):
         assert time.monotonic() < deadline, "\n".join(rows)
         with contextlib.suppress(pexpect.TIMEOUT):

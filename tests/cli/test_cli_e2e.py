@@ -12,7 +12,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from pytest_httpserver import HTTPServer
 
 from cli_process import nehanda
 from scripted_server import STREAMS, ScriptedServer
+from waiting import GUARD
 
 README = "# widget\n\nInstall it with `pip install widget`.\n"
 
@@ -205,23 +205,16 @@ def start_run(server: ScriptedServer, workspace: Path, *args: str) -> subprocess
     )
 
 
-def wait_for_request(server: ScriptedServer) -> None:
-    deadline = time.monotonic() + 20
-    while not server.received("/v1/chat/completions"):
-        assert time.monotonic() < deadline, "the server never got the request"
-        time.sleep(0.02)
-
-
 @pytest.mark.parametrize("output_format", ["json", "stream-json"])
 def test_ctrl_c_ends_a_json_run_with_a_json_line_saying_so(
     server: ScriptedServer, workspace: Path, output_format: str
 ) -> None:
-    server.stream("e2e_vllm_answer.sse", piece=64, stall_after=0, stall_for=15)
+    server.stream("e2e_vllm_answer.sse", piece=64, stall_after=0, held=server.released)
     child = start_run(server, workspace, "install?", "--output", output_format)
     try:
-        wait_for_request(server)
+        server.wait_for("/v1/chat/completions")
         child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=10)
+        out, err = child.communicate(timeout=GUARD)
     finally:
         child.kill()
     assert child.returncode == 130, err

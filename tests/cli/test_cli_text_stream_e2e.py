@@ -5,15 +5,14 @@ answer on stdout."""
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from cli_process import nehanda
 from scripted_server import Reply, ScriptedServer, fixture_body
-
-STALL = 4.0
+from waiting import GUARD
 
 
 def answer_body() -> tuple[bytes, int]:
@@ -26,27 +25,24 @@ def test_piped_answer_streams_before_the_stream_ends(
     server: ScriptedServer, tmp_path: Path
 ) -> None:
     body, second = answer_body()
-    server.reply(
-        # In pieces of 32 bytes; the stall comes in the piece after the one holding
-        # ``second``, so the first delta has been sent whole.
-        Reply(200, body, {"Content-Type": "text/event-stream"}, 32, 0.0, second + 32, STALL)
-    )
+    # In pieces of 32 bytes; the rest is held back from the piece after the one holding
+    # ``second``, so the first delta has been sent whole, until the test has read it.
+    server.stream(body, piece=32, stall_after=second + 32, held=server.released)
     command = [sys.executable, "-m", "nehanda", "run", "hi", "--provider", "vllm"]
     command += ["--base-url", server.base_url, "--model", "q"]
-    started = time.monotonic()
     child = subprocess.Popen(
         command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL, env=dict(os.environ),
     )  # fmt: skip
     assert child.stdout is not None
+    # The first delta is written while the server still holds the rest back.
+    readable, _, _ = select.select([child.stdout], [], [], GUARD)
+    assert readable, "nothing was written before the stream ended"
     first = os.read(child.stdout.fileno(), 1)
-    first_at = time.monotonic() - started
-    rest, stderr = child.communicate(timeout=60)
-    ended_at = time.monotonic() - started
+    server.released.set()
+    rest, stderr = child.communicate(timeout=GUARD)
     assert child.returncode == 0, stderr
     assert first + rest == b"Install it with `pip install widget`.\n"
-    # The first byte came with the first delta, while the server still stalled.
-    assert ended_at - first_at > STALL / 2, (first_at, ended_at)
 
 
 def test_cut_off_stream_still_prints_the_partial_answer(

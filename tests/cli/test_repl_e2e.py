@@ -11,7 +11,6 @@ import json
 import os
 import re
 import signal
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import pytest
 from cli_process import nehanda
 from repl_process import spawn_repl
 from scripted_server import ScriptedServer, fixture_body
+from waiting import until
 
 PROMPT = "\x1b[?2004h"
 README = "# widget\n\nInstall it with `pip install widget`.\n"
@@ -58,13 +58,6 @@ def exchange(child: pexpect.spawn, line: str, *shown: str) -> None:
     for pattern in shown:
         child.expect(pattern)
     child.expect_exact(PROMPT)
-
-
-def wait_for_requests(server: ScriptedServer, count: int) -> None:
-    deadline = time.monotonic() + 10
-    while len(server.received(COMPLETIONS)) < count:
-        assert time.monotonic() < deadline, "the server never got the request"
-        time.sleep(0.02)
 
 
 def stalled_answer() -> bytes:
@@ -158,17 +151,16 @@ def test_ctrl_c_cancels_a_stalled_stream_and_the_next_prompt_works(
     spawn: Any, server: ScriptedServer
 ) -> None:
     body = stalled_answer()
-    server.stream(body, piece=64, stall_after=body.index(b"pip install") - 10, stall_for=5)
+    # Held until the test ends: only Ctrl-C can end this turn.
+    server.stream(body, piece=64, stall_after=body.index(b"pip install") - 10, held=server.released)
     server.stream("e2e_vllm_answer.sse")
     child = spawn()
     child.expect_exact(PROMPT)
     child.send("first question\r")
     child.expect("Install it with")
-    started = time.monotonic()
     child.sendintr()
     child.expect("interrupted")
     child.expect_exact(PROMPT)
-    assert time.monotonic() - started < 3
     # Esc Enter starts a new line; a bracketed paste keeps its newlines and does not send.
     exchange(child, "second\x1b\r\x1b[200~question\nin lines\x1b[201~", "pip install widget")
     child.sendcontrol("c")
@@ -207,10 +199,7 @@ def test_ctrl_c_stops_a_running_command_and_answers_its_call(
     child.expect_exact(PROMPT)
     child.send("wait a while\r")
     child.expect("running Bash sleep 31.7")
-    deadline = time.monotonic() + 5
-    while not running(b"sleep\x0031.7"):
-        assert time.monotonic() < deadline, "the command never started"
-        time.sleep(0.02)
+    until(lambda: running(b"sleep\x0031.7"), "the command starting")
     child.sendintr()
     child.expect("interrupted")
     child.expect_exact(PROMPT)
@@ -225,12 +214,13 @@ def test_killed_mid_turn_then_resumed_with_the_transcript_intact(
     spawn: Any, server: ScriptedServer, workspace: Path
 ) -> None:
     body = stalled_answer()
-    server.stream("e2e_vllm_read_readme.sse").stream(body, piece=64, stall_after=0, stall_for=5)
+    server.stream("e2e_vllm_read_readme.sse")
+    server.stream(body, piece=64, stall_after=0, held=server.released)
     child = spawn()
     child.expect_exact(PROMPT)
     child.send("How do I install it?\r")
     child.expect("Read README.md")
-    wait_for_requests(server, 2)
+    server.wait_for(COMPLETIONS, 2)
     child.kill(signal.SIGKILL)
     child.close(force=True)
 

@@ -25,6 +25,7 @@ from nehanda.engine.transcript import SessionLog, sessions_dir
 from nehanda.types import Message, ToolUse
 from repl_process import spawn_repl
 from scripted_server import Reply, ScriptedServer, fixture_body
+from waiting import GUARD
 
 PROMPT = "\x1b[?2004h"
 SHIFT_TAB = "\x1b[Z"
@@ -76,7 +77,7 @@ def screen(child: pexpect.spawn) -> str:
 def wait_screen(child: pexpect.spawn, *texts: str) -> str:
     """The screen once it shows each of ``texts`` and its last line is drawn: the one under
     the prompt, or a picker's keys."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + GUARD
     while True:
         with_output = screen(child).rstrip()
         drawn = with_output.splitlines()[-1].endswith(("Shift-Tab to change", "Esc cancels"))
@@ -85,6 +86,17 @@ def wait_screen(child: pexpect.spawn, *texts: str) -> str:
         assert time.monotonic() < deadline, f"never shown: {texts}\n{with_output}"
         with contextlib.suppress(pexpect.TIMEOUT):  # all there is: a live turn writes a lot
             child.read_nonblocking(1 << 20, timeout=0.1)
+
+
+def wait_prompt(child: pexpect.spawn, since: int) -> None:
+    """Once the prompt is back after the first ``since`` characters the REPL wrote, read
+    maybe by ``wait_screen``, out of pexpect's sight (a loaded machine reads more at once)."""
+    deadline = time.monotonic() + GUARD
+    while PROMPT not in child.logfile_read.getvalue()[since:]:
+        assert time.monotonic() < deadline, "the prompt never came back"
+        with contextlib.suppress(pexpect.TIMEOUT):
+            child.read_nonblocking(1 << 20, timeout=0.1)
+    child.buffer = ""  # what pexpect holds came before: the next expect looks after it
 
 
 def exchange(child: pexpect.spawn, line: str, *shown: str) -> None:
@@ -159,19 +171,19 @@ def test_shift_tab_cycles_the_mode_and_the_next_call_obeys(
 
 def type_keys(child: pexpect.spawn, text: str) -> None:
     """Keys as a person types them: one at a time (keys arriving together with a newline
-    read as a paste)."""
+    read as a paste), and all of them shown before the next key comes."""
     delay, child.delaybeforesend = child.delaybeforesend, None
     for char in text:
         child.send(char)
         time.sleep(0.01)
     child.delaybeforesend = delay
-    time.sleep(0.2)
+    wait_screen(child, text)
 
 
 def test_while_a_turn_runs_shift_tab_changes_the_mode_and_a_typed_line_is_sent_next(
     spawn: Any, server: ScriptedServer
 ) -> None:
-    server.stream("e2e_vllm_answer.sse", stall_before=4.0).stream("e2e_vllm_answer.sse")
+    server.stream("e2e_vllm_answer.sse", held=server.released).stream("e2e_vllm_answer.sse")
     child = spawn()
     child.send("First question\r")
     wait_screen(child, "waiting for q", "default permissions")
@@ -180,6 +192,7 @@ def test_while_a_turn_runs_shift_tab_changes_the_mode_and_a_typed_line_is_sent_n
     type_keys(child, "Second question")
     child.send("\r")
     wait_screen(child, "waiting for q", "⏎ Second question")
+    server.released.set()
     child.expect_exact("> Second question")  # sent once the first turn has ended
     child.expect("pip install widget")
     child.expect_exact(PROMPT)
@@ -195,17 +208,15 @@ def test_while_a_turn_runs_shift_tab_changes_the_mode_and_a_typed_line_is_sent_n
 def test_esc_stops_a_turn_and_what_was_typed_or_pasted_waits_in_the_next_prompt(
     spawn: Any, server: ScriptedServer
 ) -> None:
-    server.stream("e2e_vllm_answer.sse", stall_before=8.0)
+    server.stream("e2e_vllm_answer.sse", held=server.released)  # it never ends by itself
     child = spawn()
     child.send("A slow question\r")
     wait_screen(child, "waiting for q")
     type_keys(child, "a draft")
     child.send(" and a paste\rof two lines")  # one chunk with a newline: a paste
     wait_screen(child, "> (1 line above) of two lines")
-    started = time.monotonic()
     child.send("\x1b")
     child.expect("interrupted")
-    assert time.monotonic() - started < 5, "Esc did not stop the turn"
     shown = wait_screen(child, "> a draft and a paste", ". of two lines")
     assert "⏎" not in shown
     child.send("\x03")  # Ctrl-C clears the prompt's input
@@ -225,11 +236,12 @@ def test_permissions_mode_sets_it_it_outlives_a_model_switch_and_plan_refuses_wr
     exchange(child, "/permissions mode bogus", r"usage: /permissions \[mode plan\|default")
     exchange(child, "/model q2", "vllm · q2 · native tool calls")
     # A model that calls Edit anyway, from memory, is refused; the file stays as it was.
+    sent = len(child.logfile_read.getvalue())
     child.send("Fix the install line\r")
     wait_screen(
         child, "not allowed: plan mode: read-only tools only", "Install it with pip install"
     )
-    child.expect_exact(PROMPT)
+    wait_prompt(child, sent)
     assert (workspace / "README.md").read_text() == README
     exchange(child, "/permissions", r"Permission mode: plan")
     exchange(child, "/mode rescue", "rescue tool calls")

@@ -19,6 +19,7 @@ import pexpect
 
 from scripted_server import ScriptedServer, fixture_body
 from seen_screen import seen
+from waiting import GUARD
 
 COLUMNS, ROWS = 100, 24
 FAKE = [
@@ -58,7 +59,7 @@ def screen(child: pexpect.spawn) -> list[str]:
 
 def asked(child: pexpect.spawn) -> list[str]:
     """The screen once the question is drawn whole, waiting for a key."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + GUARD
     while not "\n".join(rows := screen(child)).rstrip().endswith(")"):
         assert time.monotonic() < deadline, "\n".join(rows)
         with contextlib.suppress(pexpect.TIMEOUT):
@@ -78,7 +79,7 @@ def test_a_fake_prompt_and_concealed_text_cannot_hide_the_real_one(
         cwd=str(tmp_path),
         env={**os.environ, "TERM": "xterm"},
         encoding="utf-8",
-        timeout=15,
+        timeout=GUARD,
         dimensions=(ROWS, COLUMNS),
     )
     child.logfile_read = io.StringIO()

@@ -13,7 +13,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from nehanda.cli.main import cli
 from nehanda.config.settings import load_settings, resolve_named_provider, user_settings_path
 from nehanda.exam.tasks import TASKS
 from scripted_server import Received, Reply, ScriptedServer, fixture_body
+from waiting import GUARD
 
 SCHEMA = json.loads(
     (Path(__file__).parents[2] / "docs" / "exam-output.schema.json").read_text(encoding="utf-8")
@@ -292,7 +292,7 @@ def interrupted_exam(server: ScriptedServer, workspace: Path, *args: str) -> tup
 
     def model(request: Received) -> Reply:
         if len(server.requests) == 4:
-            return Reply(200, b"", stall_before=30)
+            return Reply(200, b"", held=server.released)  # until the test is over
         return exam_models.PERFECT_NATIVE(request)
 
     server.responder = model
@@ -301,11 +301,9 @@ def interrupted_exam(server: ScriptedServer, workspace: Path, *args: str) -> tup
     child = subprocess.Popen(
         command, cwd=workspace, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    deadline = time.monotonic() + 30
-    while len(server.requests) < 4 and time.monotonic() < deadline:
-        time.sleep(0.02)
+    server.wait_for("/v1/chat/completions", 4)
     child.send_signal(signal.SIGINT)
-    stdout, stderr = child.communicate(timeout=30)
+    stdout, stderr = child.communicate(timeout=GUARD)
     assert child.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert not user_settings_path().exists()

@@ -165,10 +165,8 @@ def test_a_refused_connection_to_this_machine_fails_at_once(unused_port: int) ->
             await client.aclose()
         raise AssertionError("a refused connection must fail")
 
-    started = time.monotonic()
     events, error = asyncio.run(go())
-    assert time.monotonic() - started < 1.0  # the default policy would wait 1.75 s or more
-    assert events == [] and len(sent) == 1
+    assert events == [] and len(sent) == 1  # one try: the policy would make four
     assert_named(error, ProviderConnectionError)
     assert str(error) == (
         f"local-vllm (model qwen): no server is running at "
@@ -227,7 +225,7 @@ def test_which_addresses_are_this_machine(host: str, local: bool) -> None:
 
 
 def test_stalled_server_is_a_read_timeout(harness: Any) -> None:
-    harness.server.stream(GOOD).replies[-1].stall_before = 0.8
+    harness.server.stream(GOOD).replies[-1].held = harness.server.released  # silent till the end
     provider = harness.provider(read_timeout=0.2, connect_timeout=5.0)
     error = assert_named(harness.run(ASK, provider).error, ProviderTimeout)
     assert "read timeout" in str(error)
@@ -236,7 +234,8 @@ def test_stalled_server_is_a_read_timeout(harness: Any) -> None:
 
 def test_stream_that_goes_quiet_is_a_read_timeout_and_no_call_ends(harness: Any) -> None:
     body = harness.body(GOOD)
-    harness.server.stream(body, piece=64, stall_after=body.index(b"docs/caf"), stall_for=0.8)
+    stall = body.index(b"docs/caf")
+    harness.server.stream(body, piece=64, stall_after=stall, held=harness.server.released)
     outcome = harness.run(ASK, harness.provider(read_timeout=0.2))
     assert_named(outcome.error, ProviderTimeout)
     assert any(isinstance(e, ToolUseStart) for e in outcome.events)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
@@ -35,6 +34,7 @@ from nehanda.serve.config import ServeConfig
 from paced_upstream import PacedUpstream
 from scripted_server import Reply, ScriptedServer, fixture_body
 from stripping_proxy import StrippingProxy
+from waiting import until
 
 TOKEN = "serve-test-token"
 UPSTREAM_KEY = "sk-up/stream+0123456789abcdef"  # "/" and "+": its URL forms differ
@@ -117,9 +117,7 @@ def start(app: Any) -> tuple[str, Callable[[], None]]:
     server = _Thread(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
+    until(lambda: server.started, "uvicorn starting")
     port = server.servers[0].sockets[0].getsockname()[1]
 
     def stop() -> None:

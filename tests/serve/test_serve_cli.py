@@ -16,6 +16,7 @@ import pytest
 
 from cli_process import nehanda
 from scripted_server import ScriptedServer
+from waiting import GUARD
 
 
 def test_help_loads_no_server_stack() -> None:
@@ -144,7 +145,7 @@ def _first_line(process: subprocess.Popen[str]) -> str:
 
 
 def _wait_healthy(url: str) -> None:
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + GUARD
     while time.monotonic() < deadline:
         try:
             if httpx.get(url + "/health").json() == {"status": "ok"}:

@@ -7,7 +7,6 @@ import contextlib
 import os
 import re
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +60,9 @@ def test_runs_in_the_workspace_in_its_own_process_group(ws: Path) -> None:
 
 
 def test_a_command_waiting_for_input_gets_end_of_file(ws: Path) -> None:
-    started = time.monotonic()
-    result = run(ws, 'read -r line; echo "status $? line [$line]"; cat')
+    # Waiting for input, it would run into the 30-second limit instead.
+    result = run(ws, 'read -r line; echo "status $? line [$line]"; cat', timeout=30)
     assert result.content.startswith("status 1 line []")
-    assert time.monotonic() - started < 5
 
 
 def test_the_environment_has_no_api_keys_and_no_prompts(
@@ -85,9 +83,7 @@ def test_the_environment_has_no_api_keys_and_no_prompts(
 
 @needs_proc
 def test_a_command_that_never_ends_is_killed_with_its_children(ws: Path) -> None:
-    started = time.monotonic()
     result = run(ws, "sleep 300 & echo $! > child.pid; sleep 300", timeout=0.5)
-    assert time.monotonic() - started < 5
     assert result.is_error
     assert "still running after 0.5 seconds and was stopped" in result.content
     assert gone(int((ws / "child.pid").read_text()))
@@ -121,9 +117,8 @@ def test_cancelling_the_call_kills_the_whole_group(ws: Path) -> None:
 
 
 def test_a_background_child_holding_the_output_does_not_hold_the_call(ws: Path) -> None:
-    started = time.monotonic()
-    result = run(ws, "sleep 300 & echo started")
-    assert time.monotonic() - started < 5
+    # Waiting for the child, it would run into the 30-second limit instead.
+    result = run(ws, "sleep 300 & echo started", timeout=30)
     assert result.content.startswith("started\n(processes it left running in the background")
 
 

@@ -9,7 +9,6 @@ import asyncio
 import os
 import re
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -283,9 +282,7 @@ def test_a_pattern_that_backtracks_without_end_is_stopped_with_an_error(
     monkeypatch.setitem(IN_USE, "programs", Programs())
     monkeypatch.setattr(grep_search, "PYTHON_BUDGET_S", 0.2)
     (ws / "a.txt").write_text("a" * 5000 + "b\n")
-    started = time.monotonic()
-    result = grep(ws, pattern=pattern)
-    assert time.monotonic() - started < 10  # a blow-up guard: unbounded, it runs for hours
+    result = grep(ws, pattern=pattern)  # unbounded, it would run for hours
     assert result.is_error
     assert "backtrack" in result.content and "Simplify the pattern" in result.content
 

@@ -23,7 +23,7 @@ Sources:
 
 from __future__ import annotations
 
-import time
+from typing import Any
 
 import pytest
 
@@ -38,6 +38,7 @@ from toolcalls.dialects.family_checks import (
     found_kinds,
     no_call,
 )
+from toolcalls.linear import assert_linear
 
 Q = '<|"|>'
 R4 = f"call:Read{{file_path:{Q}/src/app.py{Q}}}"
@@ -381,23 +382,28 @@ def test_heads_and_start_pattern() -> None:
     assert not gemma.BARE_CALL.match("call: me maybe")
 
 
-def test_hostile_bodies_are_linear_and_never_raise() -> None:
+def test_deep_hostile_bodies_never_raise() -> None:
     deep = "call:Read{a:" + "[" * 100_000 + "]" * 100_000 + "}"
     assert found_kinds(gemma.decode_gemma4(body(deep))) == ["invalid_json"]
     deep_obj = "call:Read{a:" + "{b:" * 100_000
     assert found_kinds(gemma.decode_gemma4(body(deep_obj, closed=False))) == ["invalid_json"]
-    for n in (20_000, 320_000):
-        texts = [
-            f"call:Read{{a:{Q}" + "x" * n,
-            "call:Read{a:" + "x" * n,
-            "call:Read{" + "k:1," * (n // 4) + "}",
-            "call:Read{a:[" + f"{Q}x{Q}," * (n // 8) + "]}",
-            "call:Read{" + "<|" * (n // 2),
-            (R4 + "\n") * (n // 40),
-        ]
-        start = time.perf_counter()
-        for text in texts:
-            gemma.decode_gemma4(body(text))
-            gemma.decode_gemma4(body(text, closed=False))
-            gemma.decode_functiongemma(body(text))
-        assert time.perf_counter() - start < 5.0
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: f"call:Read{{a:{Q}" + "x" * n,
+        lambda n: "call:Read{a:" + "x" * n,
+        lambda n: "call:Read{" + "k:1," * (n // 4) + "}",
+        lambda n: "call:Read{a:[" + f"{Q}x{Q}," * (n // 8) + "]}",
+        lambda n: "call:Read{" + "<|" * (n // 2),
+        lambda n: (R4 + "\n") * (n // 40),
+    ],
+)
+def test_hostile_bodies_take_linear_time(make: Any) -> None:
+    def run(text: str) -> None:
+        gemma.decode_gemma4(body(text))
+        gemma.decode_gemma4(body(text, closed=False))
+        gemma.decode_functiongemma(body(text))
+
+    assert_linear(run, make, 4_000)

@@ -9,7 +9,6 @@ regex ``^(?:functions\\.)?(?P<name>[\\w\\.]+):(?P<index>\\d+)$``).
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from toolcalls.dialects.family_checks import (
     found_kinds,
     no_call,
 )
+from toolcalls.linear import assert_linear
 
 R = '{"file_path": "/src/app.py"}'
 B = '{"command": "ls"}'
@@ -222,12 +222,6 @@ def test_decode_accepts_any_name_when_none_is_known() -> None:
     assert found_calls(found) == [("get_weather", {})]
 
 
-def _elapsed(fn: Any, *args: Any) -> float:
-    start = time.perf_counter()
-    fn(*args)
-    return time.perf_counter() - start
-
-
 @pytest.mark.parametrize(
     "make",
     [
@@ -237,8 +231,4 @@ def _elapsed(fn: Any, *args: Any) -> float:
     ],
 )
 def test_decoder_takes_linear_time(make: Any) -> None:
-    small, large = make(20_000), make(320_000)
-    t_small = min(_elapsed(kimi.decode_call, body(small, closed=False)) for _ in range(3))
-    t_large = min(_elapsed(kimi.decode_call, body(large, closed=False)) for _ in range(2))
-    assert t_large < 2.0
-    assert t_large < 40 * max(t_small, 5e-3)
+    assert_linear(lambda text: kimi.decode_call(body(text, closed=False)), make, 4_000)

@@ -305,7 +305,7 @@ def test_bare_list_in_reasoning_must_be_all_of_it() -> None:
     ids=["reopened", "closed sections", "cut lists"],
 )
 def test_forms_first_in_reasoning_are_linear_on_hostile_text(make: Callable[[int], str]) -> None:
-    assert_linear(lambda text: streamed(text, 8), make, 300)
+    assert_linear(lambda text: streamed(text, 8), make, 60)
 
 
 def test_reasoning_then_a_bare_list() -> None:

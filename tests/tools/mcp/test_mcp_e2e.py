@@ -31,6 +31,7 @@ from nehanda.engine.transcript import sessions_dir
 from nehanda.errors import NehandaError
 from scripted_server import ScriptedServer, fixture_body
 from stripping_proxy import StrippingProxy
+from waiting import GUARD, until
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "mcp"
 NOTES = FIXTURES / "notes_server.py"
@@ -52,16 +53,18 @@ def http_notes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
         stdout=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(url, timeout=1)
-            break
-        except httpx.TransportError:
-            time.sleep(0.1)
+    until(lambda: answers(url), "the notes server answering over HTTP")
     yield url, log
     child.terminate()
     child.wait(10)
+
+
+def answers(url: str) -> bool:
+    try:
+        httpx.get(url, timeout=1)
+    except httpx.TransportError:
+        return False
+    return True
 
 
 def calls_received(log: Path) -> list[dict[str, Any]]:
@@ -193,9 +196,7 @@ def test_a_server_that_never_answers_is_left_behind_with_a_note(
         f'args = ["{silent}"]\n'
     )
     server.stream("e2e_mcp_answer.sse")
-    started = time.monotonic()
-    events, chat = ask(tmp_path, server.base_url, "hello")
-    assert time.monotonic() - started < 20
+    events, chat = ask(tmp_path, server.base_url, "hello")  # waiting for it, it would hang
     assert events[-1].text == "Saved your note."
     assert any("'silent' was not started: it did not answer within 0.5 s" in n for n in chat.notes)
     assert all(not t["function"]["name"].startswith("mcp__") for t in sent(server)[0]["tools"])
@@ -255,9 +256,7 @@ def test_a_call_that_times_out_is_an_error_and_the_server_hears_it_was_cancelled
     ask(tmp_path, server.base_url, "wait", approve_all=True)
     answer = tool_messages(sent(server)[1])[0]
     assert answer == ("wait on 'notes': it did not answer within 0.5 s, so the call was cancelled")
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and len(calls_received(log)) < before + 2:
-        time.sleep(0.05)
+    until(lambda: len(calls_received(log)) >= before + 2, "the server logging the cancel")
     assert [c["event"] for c in calls_received(log)[before:]] == ["wait", "cancelled"]
 
 
@@ -302,25 +301,20 @@ def test_ctrl_c_stops_the_servers(server: ScriptedServer, tmp_path: Path) -> Non
         f'[mcp_servers.notes]\ncommand = "{sys.executable}"\nargs = ["{NOTES}", "stdio"]\n'
         f'env = {{ NOTES_LOG = "{log}" }}\n'
     )
-    server.stream(fixture_body("e2e_mcp_answer.sse"), piece=16, stall_after=0, stall_for=10)
+    server.stream(fixture_body("e2e_mcp_answer.sse"), piece=16, stall_after=0, held=server.released)
     child = subprocess.Popen(
         [sys.executable, "-m", "nehanda", "run", "hi", "--provider", "vllm", "--base-url",
          server.base_url, "--model", "q"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not server.received("/v1/chat/completions"):
-        time.sleep(0.05)
+    server.wait_for("/v1/chat/completions")
     (pid,) = server_pids(log)
     assert is_running(pid)
     child.send_signal(signal.SIGINT)
-    _, stderr = child.communicate(timeout=30)
+    _, stderr = child.communicate(timeout=GUARD)
     assert child.returncode == 130, stderr
     assert "Traceback" not in stderr
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and is_running(pid):
-        time.sleep(0.05)
-    assert not is_running(pid)
+    until(lambda: not is_running(pid), "the notes server stopping")
 
 
 def notes_settings(log: Path) -> None:
@@ -337,7 +331,7 @@ def open_fails(flags: Flags, workspace: Path, log: Path) -> tuple[NehandaError, 
     async def go() -> tuple[NehandaError, list[int]]:
         with pytest.raises(NehandaError) as failed:
             await open_session(SessionOptions(flags, workspace))
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + GUARD
         while time.monotonic() < deadline and any(map(is_running, server_pids(log))):
             await asyncio.sleep(0.05)
         return failed.value, [pid for pid in server_pids(log) if is_running(pid)]
