@@ -392,6 +392,25 @@ def test_permissions_and_doctor_show_what_the_kernel_enforces(tmp_path: Path) ->
 
 
 @no_landlock
+def files_under_yes(place: Place, calls: list[tuple[str, dict[str, Any]]], cwd: Path) -> list[str]:
+    """What the model got back for ``calls``, made in one reply to ``nehanda run --yes``
+    started in ``cwd``."""
+    server = ScriptedServer()
+    try:
+        server.stream(calls_stream(calls)).stream("e2e_vllm_answer.sse")
+        done = nehanda(
+            *("run", "files", "--yes", "--output", "json", "--provider", "vllm"),
+            *("--base-url", server.base_url, "--model", "q"),
+            cwd=cwd,
+            env=place.env,
+        )
+        assert done.returncode == 0, done.stderr
+        messages = server.received("/v1/chat/completions")[1].body["messages"]
+    finally:
+        server.close()
+    return [m["content"] for m in messages if m["role"] == "tool"]
+
+
 def test_under_yes_write_leaves_code_nehanda_runs_alone_inside_the_workspace(
     tmp_path: Path,
 ) -> None:
@@ -406,20 +425,7 @@ def test_under_yes_write_leaves_code_nehanda_runs_alone_inside_the_workspace(
         ("Write", {"file_path": str(installed), "content": "evil\n"}),
         ("Write", {"file_path": "made.txt", "content": "ok\n"}),
     ]
-    server = ScriptedServer()
-    try:
-        server.stream(calls_stream(calls)).stream("e2e_vllm_answer.sse")
-        done = nehanda(
-            *("run", "files", "--yes", "--output", "json", "--provider", "vllm"),
-            *("--base-url", server.base_url, "--model", "q"),
-            cwd=place.home,
-            env=place.env,
-        )
-        assert done.returncode == 0, done.stderr
-        messages = server.received("/v1/chat/completions")[1].body["messages"]
-    finally:
-        server.close()
-    results = [m["content"] for m in messages if m["role"] == "tool"]
+    results = files_under_yes(place, calls, place.home)
     assert results[0].startswith("Permission denied"), results[0]
     assert "the sandbox lets no command write" in results[0]
     assert installed.read_text() == "#!/bin/sh\n"
@@ -436,20 +442,7 @@ def test_under_yes_the_file_tools_reach_no_further_than_a_command(tmp_path: Path
         ("Read", {"file_path": str(place.home / "notes.txt")}),
         ("Write", {"file_path": str(place.tmp / "scratch.txt"), "content": "ok\n"}),
     ]
-    server = ScriptedServer()
-    try:
-        server.stream(calls_stream(calls)).stream("e2e_vllm_answer.sse")
-        done = nehanda(
-            *("run", "files", "--yes", "--output", "json", "--provider", "vllm"),
-            *("--base-url", server.base_url, "--model", "q"),
-            cwd=place.workspace,
-            env=place.env,
-        )
-        assert done.returncode == 0, done.stderr
-        messages = server.received("/v1/chat/completions")[1].body["messages"]
-    finally:
-        server.close()
-    results = [m["content"] for m in messages if m["role"] == "tool"]
+    results = files_under_yes(place, calls, place.workspace)
     assert results[0].startswith("Permission denied") and SSH_KEY not in results[0]
     assert "the sandbox lets no command read" in results[0]
     assert results[1].startswith("Permission denied") and not (place.home / ".bashrc").exists()
