@@ -83,7 +83,7 @@ SCHEMA = st.fixed_dictionaries(
 ) | st.dictionaries(st.sampled_from(["type", "properties", "required", "anyOf"]), JSON)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.lists(SCHEMA, min_size=1, max_size=3))
 def test_any_tool_schema_a_client_sends_renders_into_the_rescue_prompt(
     schemas: list[Any],
