@@ -3,8 +3,10 @@
 A project server starts only once approved for its current fingerprint, a server whose
 ``${VAR}`` is unset does not start, and each skip is a note. A stdio server with
 ``sandbox = true`` starts through ``nehanda.sandbox.launch`` inside the session's Bash
-sandbox, or not at all where there is none. The SDK is imported only when some server
-is to start.
+sandbox, or not at all where there is none. Any other stdio server runs with the user's
+rights, so its bare command (``npx``) is looked up on ``PATH`` outside every place a Bash
+command may write, or it does not start. The SDK is imported only when some server is to
+start.
 """
 
 from __future__ import annotations
