@@ -144,7 +144,11 @@ def kept_notes(table: SandboxTable, workspace: Path, home: Path) -> list[str]:
     """The places of code nehanda runs that lie in a writable root all the same (kept
     read-only by granting the root around them), and what that costs."""
     roots = _uncarved_roots(table, workspace, home)
-    own = [str(place) for place in exposed_environment(table, workspace, home)]
+    # Said only of the workspace, where the cost falls on the project and the remedy is
+    # the user's; elsewhere (a CI runner's venv in the temp folder) it is kept read-only
+    # without a word.
+    exposed = exposed_environment(table, workspace, home)
+    own = [str(place) for place in exposed if place.is_relative_to(workspace)]
     caches = _outermost(enclosed(roots, code_caches(home)))
     if not own and not caches:
         return []
