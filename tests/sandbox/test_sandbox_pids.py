@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import os
 import signal
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from nehanda.sandbox.confine import Policy, Sandbox, probe_support
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
+from processes import gone
 
 SUPPORT = probe_support()
 pytestmark = pytest.mark.skipif(
@@ -40,15 +40,6 @@ read -r daemon < ready; echo $daemon > daemon.pid
 echo started"""
 
 
-@pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "tmp").mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    return Path(os.path.realpath(workspace))
-
-
 def context(ws: Path, *, network: bool = False) -> ToolContext:
     box = Sandbox(Policy(ws, ws.parent / "home", network=network), SUPPORT)
     return ToolContext(ws, sandbox=box)
@@ -57,15 +48,6 @@ def context(ws: Path, *, network: bool = False) -> ToolContext:
 def bash(ws: Path, command: str, *, network: bool = False) -> ToolResult:
     tool_use = ToolUse("call_1", "Bash", {"command": command})
     return asyncio.run(execute_builtin_tool(tool_use, context(ws, network=network)))
-
-
-def gone(pid: int) -> bool:
-    """Whether ``pid`` no longer runs; a zombie nobody has reaped yet is gone too."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state == "Z"
 
 
 @pytest.fixture

@@ -9,12 +9,10 @@ nothing, and the programs that only try io_uring at start (Node) must keep worki
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,16 +28,6 @@ pytestmark = pytest.mark.skipif(
     not SUPPORT.seccomp, reason="no Landlock, or no seccomp filter for this architecture"
 )
 CLIENT = Path(__file__).with_name("io_uring_client.py")
-
-
-@pytest.fixture
-def ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A workspace and temp folder inside tmp_path, which itself is no writable root."""
-    (tmp_path / "tmp").mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    return Path(os.path.realpath(workspace))
 
 
 def bash(ws: Path, command: str, *, network: bool = False) -> ToolResult:

@@ -16,6 +16,7 @@ from nehanda.tools import bash
 from nehanda.tools.base import ToolContext
 from nehanda.tools.registry import execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
+from processes import gone
 
 NOTE = re.compile(r"\[\.\.\. (\d+) bytes \((\d+) lines\) omitted \.\.\.\]\n")
 
@@ -29,15 +30,6 @@ def run(ws: Path, command: str, **args: Any) -> ToolResult:
     tool_use = ToolUse("call_1", "Bash", {"command": command, **args})
     context = ToolContext(ws, secret_env=frozenset({"CUSTOM_KEY"}))
     return asyncio.run(execute_builtin_tool(tool_use, context))
-
-
-def gone(pid: int) -> bool:
-    """Whether ``pid`` no longer runs; a zombie nobody has reaped yet is gone too."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return True
-    return state == "Z"
 
 
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
