@@ -73,6 +73,6 @@ def test_help_lists_every_command_and_the_keys() -> None:
     (commands_title, commands), (keys_title, keys) = help_sections()
     assert (commands_title, keys_title) == ("Commands", "Keys")
     assert [usage for usage, _ in commands] == [spec.usage for spec in COMMANDS]
-    assert {"Enter", "Ctrl-C", "Ctrl-D"} <= {key for key, _ in keys}
+    assert {"Enter", "Esc", "Ctrl-C", "Ctrl-D", "Shift-Tab", "Ctrl-O"} <= {key for key, _ in keys}
     assert any("Esc Enter" in key for key, _ in keys)
     assert command_words() == [f"/{spec.name}" for spec in COMMANDS]

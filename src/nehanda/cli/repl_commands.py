@@ -76,6 +76,7 @@ KEYS = (
     ("Esc Enter, Alt-Enter, \\ Enter", "new line (pasted text keeps its lines)"),
     ("Up, Down", "earlier prompts, kept across sessions"),
     ("Shift-Tab", "next permission mode: default, accept-edits, plan"),
+    ("Esc", "while a reply runs: stop it, its tool included"),
     ("Ctrl-C", "cancel the turn; twice at an empty prompt: leave"),
     ("Ctrl-O", "the whole output of the last prompt's tool calls (as /output)"),
     ("Ctrl-D", "leave"),
