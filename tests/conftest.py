@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from scripted_server import ScriptedServer
+
+# A nehanda started by a test without its own stdin reads the runner's, which a CI runner
+# may hold open with nothing in it: then a prompt would wait out the pipe's grace.
+os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
 
 PROVIDER_ENV = (
     "OPENAI_API_KEY",

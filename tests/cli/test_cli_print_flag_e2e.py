@@ -26,13 +26,9 @@ def test_dash_p_is_nehanda_run(server: ScriptedServer, tmp_path: Path) -> None:
     assert first["messages"][-1]["content"] == "How do I install it?"
 
 
-def test_dash_p_takes_output_json_and_refuses_a_command(
-    server: ScriptedServer, tmp_path: Path
-) -> None:
+def test_dash_p_takes_output_json(server: ScriptedServer, tmp_path: Path) -> None:
     server.stream("e2e_vllm_answer.sse")
     flags = ("--provider", "vllm", "--base-url", server.base_url, "--model", "q")
     done = nehanda("-p", "hi", "--output", "json", *flags, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert '"result": "Install it with `pip install widget`."' in done.stdout
-    refused = nehanda("-p", "hi", "sessions", cwd=tmp_path)
-    assert refused.returncode == 2 and "-p/--print" in refused.stderr

@@ -24,7 +24,8 @@ def test_every_command_is_summed_up_whole(tmp_path: Path) -> None:
     flat = " ".join(commands.split())
     for says in (
         "config Show the settings files in effect (present or not) and the merged settings.",
-        "run Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin).",
+        "run Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin; a "
+        "pipe on stdin beside a PROMPT is added to it).",
         "sessions List saved sessions (newest first): id, start, turns, folder, first prompt.",
     ):
         assert says in flat

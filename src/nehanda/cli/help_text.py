@@ -1,4 +1,5 @@
-"""What ``nehanda --help`` says beyond the options: each command's whole summary, a few
+"""The top-level command group: which of its words are a prompt (``cli.prompt_args``),
+and what ``nehanda --help`` says beyond the options: each command's whole summary, a few
 examples, the environment variables nehanda reads, and where the user's settings are.
 
 Imports nothing but click until help is printed (then platformdirs, for the path).
@@ -8,10 +9,15 @@ from __future__ import annotations
 
 import click
 
+from nehanda.cli.prompt_args import split_prompt
+
 EXAMPLES = (
     ("nehanda", "talk with the agent in this folder"),
+    ('nehanda "fix the failing test"', "the same, with a first prompt"),
     ('nehanda -p "what does this project do?"', "answer once and exit (nehanda run)"),
+    ('git diff | nehanda -p "review this"', "stdin added to the prompt"),
     ("git diff | nehanda run - --output json", "the prompt from stdin, the answer as JSON"),
+    ("nehanda run doctor", "a word that names a command, sent as a prompt"),
     ("nehanda --provider ollama --model qwen3:8b", "a local Ollama model"),
     (
         'nehanda run --base-url http://127.0.0.1:8000/v1 --mode rescue "fix the test"',
@@ -40,9 +46,25 @@ ENVIRONMENT = (
 """The variables nehanda reads; a provider's ``api_key_env`` setting may name others."""
 
 
+PROMPT_KEY = "nehanda.prompt"
+"""Where ``Nehanda.parse_args`` leaves the prompt's words in the context's ``meta``."""
+
+
 class Nehanda(click.Group):
-    """The top-level help: each command's whole summary, examples, the environment, and
-    where the settings are."""
+    """``nehanda [OPTIONS] [PROMPT]...`` beside ``nehanda COMMAND``, and the top-level
+    help: each command's whole summary, examples, the environment, and the settings."""
+
+    def parse_args(self, context: click.Context, args: list[str]) -> list[str]:
+        taking_value = {
+            spelling
+            for param in self.params
+            if isinstance(param, click.Option) and not param.is_flag and not param.count
+            for spelling in param.opts
+        }
+        words, rest = split_prompt(args, taking_value, self.commands)
+        if words is not None:
+            context.meta[PROMPT_KEY] = " ".join(words)
+        return super().parse_args(context, rest)
 
     def format_commands(self, context: click.Context, formatter: click.HelpFormatter) -> None:
         rows = []

@@ -16,7 +16,7 @@ import click
 
 from nehanda import __version__
 from nehanda.cli.error_text import show_error
-from nehanda.cli.help_text import Nehanda
+from nehanda.cli.help_text import PROMPT_KEY, Nehanda
 from nehanda.config.permission_modes import MODES, PERMISSION_MODES, Mode
 from nehanda.errors import ConfigError, NehandaError
 
@@ -95,9 +95,10 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
 @click.option(
     "--print",
     "-p",
-    "print_prompt",
-    metavar="PROMPT",
-    help="Answer PROMPT and exit: the same as `nehanda run PROMPT` (with --output and --verbose).",
+    "print_",
+    is_flag=True,
+    help="Answer the prompt and exit: the same as `nehanda run PROMPT` (with --output "
+    "and --verbose).",
 )
 @click.option("--output", "output_format", type=click.Choice(OUTPUT_FORMATS), hidden=True)
 @click.option("--verbose", "-v", is_flag=True, hidden=True)
@@ -105,15 +106,23 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def cli(context: click.Context, /, **options: Any) -> int | None:
     """An agentic assistant whose tool calls work on any model.
 
-    With no command, starts an interactive session (the same as `nehanda chat`).
+    With no command, starts an interactive session (the same as `nehanda chat`); a
+    PROMPT that is no command's name is its first prompt. Without a terminal, or with
+    -p, the prompt is answered once as `nehanda run PROMPT` does; `nehanda run WORD`
+    sends a command's name as a prompt. A pipe on stdin is added to the prompt.
     """
-    prompt, output_format = options.pop("print_prompt"), options.pop("output_format")
+    printing, output_format = options.pop("print_"), options.pop("output_format")
     verbose = options.pop("verbose")
+    prompt: str | None = context.meta.get(PROMPT_KEY)
     if context.invoked_subcommand is not None:
-        if prompt is not None or output_format is not None or verbose:
-            raise click.UsageError("-p/--print, --output and --verbose go without a command")
+        if printing or output_format is not None or verbose:
+            raise click.UsageError(
+                f"-p/--print, --output and --verbose go without a command; to send "
+                f"'{context.invoked_subcommand}' as a prompt: nehanda run "
+                f"{context.invoked_subcommand}"
+            )
         return None
-    if prompt is not None:
+    if printing or (prompt is not None and not sys.stdin.isatty()):
         output_format = output_format or "text"
         return cast(
             "int",
@@ -122,15 +131,15 @@ def cli(context: click.Context, /, **options: Any) -> int | None:
             ),
         )
     if output_format is not None or verbose:
-        raise click.UsageError("--output and --verbose go with -p PROMPT or nehanda run")
-    return _chat(options)
+        raise click.UsageError("--output and --verbose go with -p or nehanda run")
+    return _chat(options, prompt)
 
 
 @cli.command()
 @session_options
 def chat(**options: Any) -> int:
     """Talk with the agent interactively."""
-    return _chat(options)
+    return _chat(options, None)
 
 
 @cli.command()
@@ -146,7 +155,8 @@ def chat(**options: Any) -> int:
 )
 @click.option("--verbose", "-v", is_flag=True, help=VERBOSE_HELP)
 def run(prompt: str | None, output_format: str, verbose: bool, **options: Any) -> int:
-    """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin)."""
+    """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin; a
+    pipe on stdin beside a PROMPT is added to it)."""
     from nehanda.cli.run import RunOptions, report_failure, run_once
 
     try:
@@ -177,7 +187,7 @@ def sessions(everywhere: bool, limit: int) -> int:
     return 0
 
 
-def _chat(options: dict[str, Any]) -> int:
+def _chat(options: dict[str, Any], first_prompt: str | None) -> int:
     from nehanda.cli.repl import run_repl
 
     try:
@@ -185,7 +195,7 @@ def _chat(options: dict[str, Any]) -> int:
     except NehandaError as exc:
         show_error(str(exc))
         return 1
-    return run_repl(session)
+    return run_repl(session, first_prompt)
 
 
 def _session_options(options: dict[str, Any]) -> SessionOptions:
@@ -423,7 +433,7 @@ def serve(
 
 def _read_prompt(prompt: str | None) -> str:
     if prompt is not None and prompt != "-":
-        text = prompt
+        text = _with_stdin(prompt)
     elif prompt == "-" or not sys.stdin.isatty():
         text = sys.stdin.buffer.read().decode("utf-8")
     else:
@@ -432,6 +442,18 @@ def _read_prompt(prompt: str | None) -> str:
         raise click.UsageError("the prompt is empty")
     text.encode("utf-8")  # an argument's bytes that were not UTF-8 arrive as surrogates
     return text
+
+
+def _with_stdin(prompt: str) -> str:
+    from nehanda.cli.piped_stdin import GRACE_SECONDS, read_piped, with_piped
+
+    piped = read_piped()
+    if piped.waited:
+        sys.stderr.write(
+            f"note: nothing came on stdin within {GRACE_SECONDS:g} s, so the prompt goes "
+            "without it (< /dev/null skips the wait)\n"
+        )
+    return with_piped(prompt, piped)
 
 
 def _not_utf8(error: UnicodeError) -> str:

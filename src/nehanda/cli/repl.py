@@ -56,12 +56,13 @@ from nehanda.verdicts import Answer, Approver, Ask
 T = TypeVar("T")
 
 
-def run_repl(options: SessionOptions) -> int:
-    """Runs the interactive session until the user leaves; returns the exit code."""
-    return asyncio.run(_main(options))
+def run_repl(options: SessionOptions, first_prompt: str | None = None) -> int:
+    """Runs the interactive session until the user leaves, ``first_prompt`` sent as if
+    typed first (``nehanda "fix the bug"``); returns the exit code."""
+    return asyncio.run(_main(options, first_prompt))
 
 
-async def _main(options: SessionOptions) -> int:
+async def _main(options: SessionOptions, first_prompt: str | None) -> int:
     renderer = LiveRenderer(make_console(), options.workspace)
     options = replace(options, on_retry=renderer.handle)
     try:
@@ -72,6 +73,7 @@ async def _main(options: SessionOptions) -> int:
         renderer.error(str(exc))
         return exc.exit_code
     repl = Repl(chat, options, renderer)
+    repl.pending = [first_prompt] if first_prompt else []
     try:
         return await repl.run()
     finally:
@@ -138,6 +140,7 @@ class Repl:
         self.slash = SlashCommands(self)
         self._task: asyncio.Future[Any] | None = None
         self.keys: TurnKeys | None = None
+        self.pending: list[str] = []
         if isinstance(self.reader, TerminalReader):
             self.keys = TurnKeys(sys.stdin, self.cycle_mode, self._interrupt)
             renderer.footer = self._footer
@@ -203,10 +206,12 @@ class Repl:
         return task.result()
 
     def _queued(self) -> str | None:
-        """The next prompt typed ahead during the turn that ended, shown as sent."""
-        if self.keys is None or not self.keys.typed.queued:
+        """The first prompt given on the command line, or the next one typed ahead
+        during the turn that ended, shown as sent."""
+        queue = self.pending or (self.keys.typed.queued if self.keys else [])
+        if not queue:
             return None
-        line = self.keys.typed.queued.pop(0)
+        line = queue.pop(0)
         self.renderer.say(f"{PROMPT}{line}")
         return line
 
