@@ -27,7 +27,8 @@ def test_a_pipe_nobody_writes_is_left_unread_after_the_grace() -> None:
     try:
         assert read_piped(reading, grace=0.05) == Piped(waited=True)
     finally:
-        os.close(reading), os.close(writing)
+        os.close(reading)
+        os.close(writing)
 
 
 def test_a_file_is_read_and_a_blank_one_adds_nothing(tmp_path: Path) -> None:
