@@ -11,7 +11,12 @@ from nehanda.cli.piped_stdin import CAP_BYTES, Piped, read_piped, with_piped
 
 def test_a_huge_pipe_is_read_whole_but_only_its_head_kept_and_both_sizes_named() -> None:
     reading, writing = os.pipe()
-    writer = threading.Thread(target=lambda: (os.write(writing, b"y" * 300_000), os.close(writing)))
+
+    def write() -> None:
+        os.write(writing, b"y" * 300_000)
+        os.close(writing)
+
+    writer = threading.Thread(target=write)
     writer.start()
     piped = read_piped(reading, grace=30)
     writer.join()
