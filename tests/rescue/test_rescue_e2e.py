@@ -191,3 +191,20 @@ def test_a_call_copied_from_tool_output_asks_even_when_a_rule_allows_it(
     if in_readme:
         assert "the same call is written in the output of an earlier Read call" in told
         assert "not running in a terminal" in told
+
+
+def test_a_leaked_calls_markup_is_never_shown_only_its_prose_and_tool_line(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.stream("e2e_leaked_tool_call_after_prose.sse").stream("nehanda_cloud_answer.sse")
+    done = nehanda(
+        "run", "install?", "--provider", "openai", "--base-url", server.base_url,
+        "--model", "q", "--verbose", cwd=workspace,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Let me look at the file.\n")
+    assert "TOOL_CALL" not in done.stdout + done.stderr and '"file_path"' not in done.stdout
+    assert "✓ Read README.md" in done.stderr
+    assistant = messages_of(server.requests[1].body)[-2]
+    assert assistant["content"] == "Let me look at the file.\n"
+    assert assistant["tool_calls"][0]["function"]["name"] == "Read"

@@ -22,13 +22,12 @@ from nehanda.engine.reply import Reply
 from nehanda.engine.system_prompt import build_system_prompt
 from nehanda.errors import AuthenticationError, ProviderConnectionError, ProviderError
 from nehanda.errors import ProviderStatusError as StatusError
-from nehanda.events import LeakedCallsRecovered, ModeSwitched, StreamEvent, ToolCallProblem
+from nehanda.events import LeakedCallsRecovered, ModeSwitched, StreamEvent
 from nehanda.exam.scoring import score_turn
 from nehanda.exam.tasks import Task
 from nehanda.providers.base import ChatRequest, Provider
 from nehanda.providers.calling import ToolCalling
 from nehanda.providers.mode import Mode
-from nehanda.toolcalls.parse import parse_tool_calls
 from nehanda.tools.registry import builtin_specs
 from nehanda.types import Message
 
@@ -128,8 +127,7 @@ class Examiner:
                 raise ExamStopped(str(exc)) from exc
             except ProviderError as exc:
                 return replace(outcome, failure=f"the server failed: {exc}")
-            problems = [*reply.problems, *_unreadable_leaks(calling.mode, reply, request)]
-            score = score_turn(turn, reply.text, reply.tool_uses, problems)
+            score = score_turn(turn, reply.text, reply.tool_uses, reply.problems)
             failure = score.failure
             if failure and reply.end and reply.end.stop_reason == "max_tokens":
                 failure += f" (the reply stopped at the length limit, {task.max_tokens} tokens)"
@@ -174,19 +172,3 @@ class Examiner:
                 reply.add(event)
         reply.finished(self.provider.name, self.model)
         return reply, leaked, time.perf_counter() - started
-
-
-def _unreadable_leaks(mode: Mode, reply: Reply, request: ChatRequest) -> list[ToolCallProblem]:
-    """In native mode, call text the server passed on that leak recovery could not read
-    (a block cut short, broken JSON): the model tried to call, and the call was lost."""
-    if mode != "native" or reply.tool_uses or not reply.text.strip():
-        return []
-    names = [spec.name for spec in request.tools]
-    schemas = {spec.name: spec.input_schema for spec in request.tools}
-    parsed = parse_tool_calls(reply.text, names, schemas)
-    cut = [
-        ToolCallProblem("truncated", f"the {use.name} call printed as text never closed")
-        for use in parsed.calls
-        if use.unclosed
-    ]
-    return [*parsed.problems, *cut]

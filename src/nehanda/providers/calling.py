@@ -9,8 +9,10 @@ that streams a conversation (the engine now, ``nehanda serve`` later):
   ``RescueProvider``;
 - the fallback: a native request the provider refuses (``ToolsUnsupportedError``)
   before any answer arrived is asked again in rescue mode, after ``ModeSwitched``;
-- leak recovery: in native mode, complete calls the server passed on as prose become
-  calls (``ToolUseEnd`` events, then ``LeakedCallsRecovered``) before ``MessageEnd``;
+- leak recovery: in native mode, the text goes through ``providers.leaks.LeakedCalls``,
+  so that call markup the server passed on as prose is never shown, and the complete
+  calls in it become calls (``ToolUseEnd`` events, then ``LeakedCallsRecovered``) before
+  ``MessageEnd`` when the server gave none of its own;
 - truncation: ``is_truncated`` says whether a response stopped for length inside a call.
 """
 
@@ -21,13 +23,11 @@ from typing import TYPE_CHECKING
 
 from nehanda.errors import ToolsUnsupportedError
 from nehanda.events import (
-    LeakedCallsRecovered,
     MessageEnd,
     ModeSwitched,
     StreamEvent,
     TextDelta,
     ToolCallProblem,
-    ToolUseEnd,
 )
 from nehanda.providers.base import Capabilities, ChatRequest, Provider, Wrapper
 from nehanda.providers.mode import Mode, ModeDecision, decide_mode
@@ -102,26 +102,16 @@ class ToolCalling(Wrapper):
             async for event in self._rescue.stream(request):
                 yield event
             return
-        text: list[str] = []
-        called = False
+        if not (self.recover_leaks and request.tools):
+            async for event in self.inner.stream(request):
+                yield event
+            return
+        from nehanda.providers.leaks import LeakedCalls  # the parser: loaded when needed
+
+        leaks = LeakedCalls(request.tools)
         async for event in self.inner.stream(request):
-            if isinstance(event, TextDelta):
-                text.append(event.text)
-            called = called or isinstance(event, ToolUseEnd)
-            if isinstance(event, MessageEnd) and self.recover_leaks and not called:
-                for leaked in _leaked("".join(text), request):
-                    yield leaked
-            yield event
-
-
-def _leaked(text: str, request: ChatRequest) -> list[StreamEvent]:
-    from nehanda.providers.leaks import recover_leaked_calls  # the parser: loaded when needed
-
-    calls = recover_leaked_calls(text, request.tools)
-    if not calls:
-        return []
-    events: list[StreamEvent] = [ToolUseEnd(index, use) for index, use in enumerate(calls)]
-    return [*events, LeakedCallsRecovered(tuple(calls))]
+            for out in leaks.handle(event):
+                yield out
 
 
 def is_truncated(
