@@ -7,11 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import openai
 import pytest
 
-from serve.conftest import Served
+from secret_forms import leaked
+from serve.conftest import TOKEN, Served
+from serve.conftest import UPSTREAM_KEY as KEY
 from serve.test_serve_openai import CALL_BODY, PROSE_BODY, RESCUE_BODY, client
+from serve.test_serve_secrets import chunk, echoing_answer
 
 READ: Any = {
     "type": "function",
@@ -283,3 +287,21 @@ def test_unsupported_fields_are_refused_with_what_to_do(serve: Served) -> None:
         client(serve).responses.create(model="native-model", input=ASKED, background=True)
     body: Any = raised.value.body
     assert body["message"].startswith("background:")
+
+
+def test_a_key_echoed_upstream_never_reaches_a_responses_client(serve: Served) -> None:
+    serve.native.stream(echoing_answer()).stream(echoing_answer())
+    patch = {"index": 0, "id": "call_1", "type": "function"}
+    patch["function"] = {"name": "apply_patch", "arguments": json.dumps({"input": f"+{KEY}\n"})}
+    serve.native.stream(chunk({"tool_calls": [patch]}) + chunk({}, "tool_calls"))
+    whole = client(serve).responses.create(model="keyed-model", input=ASKED)
+    assert whole.output_text.endswith("Cut: [REDACTED] After.")
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    asked = {"model": "keyed-model", "input": ASKED, "stream": True}
+    with httpx.stream("POST", serve.url + "/v1/responses", json=asked, headers=headers) as sent:
+        streamed = b"".join(sent.iter_bytes()).decode()
+    assert "response.completed" in streamed
+    custom = client(serve).responses.create(model="keyed-model", input=ASKED, tools=[APPLY_PATCH])
+    assert custom.output[-1].type == "custom_tool_call"
+    for received in (whole.model_dump_json(), streamed, custom.model_dump_json()):
+        assert leaked(received, KEY) == []

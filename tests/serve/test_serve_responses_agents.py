@@ -4,6 +4,12 @@ SDK's default model (``OpenAIResponsesModel``) and, when it is installed, Codex 
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import openai
@@ -48,3 +54,29 @@ def test_the_agents_sdk_default_model_runs_its_tool_through_serve(
     assert second[0] == {"role": "system", "content": "Answer."}
     assert second[-1]["role"] == "tool" and second[-1]["content"] == "# Marker 42"
     assert second[-2]["tool_calls"][0]["id"] == second[-1]["tool_call_id"]
+
+
+@pytest.mark.skipif(
+    shutil.which("codex") is None, reason="codex (npm @openai/codex) is not on PATH"
+)
+@pytest.mark.skipif(
+    shutil.which("unshare") is None or shutil.which("ip") is None, reason="no unshare"
+)
+def test_codex_exec_runs_its_own_tool_through_serve_with_only_loopback(tmp_path: Path) -> None:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "notes.txt").write_text("NOTE-MARKER-77\n")
+    helper = Path(__file__).with_name("codex_through_serve.py")
+    tests = str(Path(__file__).parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([tests, os.environ.get("PYTHONPATH", "")])}
+    inner = f'ip link set lo up && exec "$0" {helper} {tmp_path} "What is in notes.txt?"'
+    command = ["unshare", "-rn", "sh", "-c", inner, sys.executable]
+    subprocess.run(command, env=env, check=True, timeout=240)
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["returncode"] == 0, result["stderr"][-2000:]
+    assert "Install it with `pip install widget`." in result["stdout"]
+    first, second = result["requests"]
+    assert any(tool["function"]["name"] == "exec_command" for tool in first["tools"])
+    assert first["model"] == "qwen"
+    ran = second["messages"][-1]
+    assert ran["role"] == "tool" and "NOTE-MARKER-77" in ran["content"]
+    assert second["messages"][-2]["tool_calls"][0]["id"] == ran["tool_call_id"]
