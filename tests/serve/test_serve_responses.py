@@ -305,3 +305,17 @@ def test_a_key_echoed_upstream_never_reaches_a_responses_client(serve: Served) -
     assert custom.output[-1].type == "custom_tool_call"
     for received in (whole.model_dump_json(), streamed, custom.model_dump_json()):
         assert leaked(received, KEY) == []
+
+
+def test_a_web_page_cannot_use_the_responses_route(serve: Served) -> None:
+    serve.native.stream(PROSE_BODY)
+    asked = {"model": "native-model", "input": ASKED}
+    headers = {"Authorization": f"Bearer {TOKEN}", "Origin": "http://evil.example"}
+    refused = httpx.post(serve.url + "/responses", json=asked, headers=headers)
+    assert refused.status_code == 403 and "web pages" in refused.json()["error"]["message"]
+    plain = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "text/plain"}
+    sent = httpx.post(serve.url + "/v1/responses", content=json.dumps(asked), headers=plain)
+    assert sent.status_code == 415
+    unauthorized = httpx.post(serve.url + "/v1/responses", json=asked)
+    assert unauthorized.status_code == 401
+    assert serve.native.requests == []
