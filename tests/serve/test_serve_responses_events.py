@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from nehanda.events import MessageEnd, ReasoningDelta, TextDelta
-from nehanda.serve.response_store import ResponseStore, new_response_id
+from nehanda.serve.response_store import PRUNE_EVERY, ResponseStore, new_response_id
 from nehanda.serve.responses_front import ResponsesEvents, custom_input
 from nehanda.serve.responses_wire import ResponsesRequest, parse_responses
 from nehanda.serve.turn import CallOut, ServeEvent
@@ -161,14 +161,24 @@ def test_every_stream_is_well_formed(pieces: list[ServeEvent], stop: Any) -> Non
 
 def test_the_store_keeps_the_newest_within_its_bounds(tmp_path: Path) -> None:
     store = ResponseStore(tmp_path, max_count=3, max_entry_bytes=200)
-    ids = [new_response_id() for _ in range(5)]
+    ids = [new_response_id() for _ in range(1 + PRUNE_EVERY)]  # prunes at 1 and at the last
     for index, response_id in enumerate(ids):
         assert store.put(response_id, [{"role": "user", "content": str(index)}])
     kept = [store.get(response_id) for response_id in ids]
-    assert kept[:2] == [None, None]
-    assert kept[2:] == [[{"role": "user", "content": str(i)}] for i in (2, 3, 4)]
+    assert kept[:-3] == [None] * (len(ids) - 3)
+    assert kept[-3:] == [
+        [{"role": "user", "content": str(i)}] for i in range(len(ids) - 3, len(ids))
+    ]
     assert not store.put(new_response_id(), [{"role": "user", "content": "x" * 300}])
     assert len(list(tmp_path.iterdir())) == 3
+
+
+def test_the_store_prunes_early_when_much_was_written(tmp_path: Path) -> None:
+    store = ResponseStore(tmp_path, max_bytes=8 * 400, max_entry_bytes=400)
+    for _ in range(12):
+        store.put(new_response_id(), [{"role": "user", "content": "x" * 300}])
+    # At most an eighth of max_bytes is written between prunes.
+    assert sum(path.stat().st_size for path in tmp_path.iterdir()) <= 9 * 400 + 400
 
 
 def test_the_store_reads_no_path_an_id_could_name(tmp_path: Path) -> None:

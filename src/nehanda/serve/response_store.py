@@ -2,18 +2,23 @@
 
 Serve runs as several worker processes, so what one stored another must find: each
 response is one file, ``resp_<hex>.json``, in ``serve/responses`` under nehanda's
-state folder, written atomically (``fs.write_atomic``), holding the conversation's
-items up to and including that response's output. The store is bounded: a
-conversation larger than ``max_entry_bytes`` is not kept, and after each write the
-oldest files go until at most ``max_count`` files and ``max_bytes`` remain. An id
-that is malformed, never stored or already dropped reads as ``None``; the id is
-checked against its form before it names a file, so no id reaches another path.
+state folder, written atomically (``fs.write_atomic``) but not synced (the files are
+written on the event loop, and a crash may lose the newest: a cache), holding the
+conversation's items up to and including that response's output. The store is
+bounded: a conversation larger than ``max_entry_bytes`` is not kept, and the oldest
+files go until at most ``max_count`` files and ``max_bytes`` remain. Listing the
+folder costs milliseconds, so a process prunes after its first write and then once
+every ``PRUNE_EVERY`` writes or an eighth of ``max_bytes`` written, whichever comes
+first: between prunes, each worker may add that much. An id that is malformed, never
+stored or already dropped reads as ``None``; the id is checked against its form before
+it names a file, so no id reaches another path.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import secrets
 from pathlib import Path
@@ -23,6 +28,7 @@ from nehanda.providers import bounded_json
 from nehanda.types import JsonObject
 
 _ID = re.compile(r"resp_[0-9a-f]{32}")
+PRUNE_EVERY = 16
 
 
 def new_response_id() -> str:
@@ -42,6 +48,7 @@ class ResponseStore:
         self.max_count = max_count
         self.max_bytes = max_bytes
         self.max_entry_bytes = max_entry_bytes
+        self._unpruned: tuple[int, int] | None = None  # writes and bytes since a prune
 
     @property
     def folder(self) -> Path:
@@ -57,8 +64,12 @@ class ResponseStore:
             return False
         folder = self.folder
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_atomic(folder / f"{response_id}.json", data, 0o600)
-        self._prune(folder)
+        write_atomic(folder / f"{response_id}.json", data, 0o600, durable=False)
+        count, size = self._unpruned or (PRUNE_EVERY, self.max_bytes)
+        self._unpruned = (count + 1, size + len(data))
+        if self._unpruned[0] >= PRUNE_EVERY or self._unpruned[1] >= self.max_bytes // 8:
+            self._prune(folder)
+            self._unpruned = (0, 0)
         return True
 
     def get(self, response_id: str) -> list[JsonObject] | None:
@@ -74,14 +85,17 @@ class ResponseStore:
 
     def _prune(self, folder: Path) -> None:
         entries = []
-        for path in folder.glob("resp_*.json"):
-            with contextlib.suppress(OSError):  # another worker may have dropped it
-                status = path.stat()
-                entries.append((status.st_mtime_ns, status.st_size, path))
+        with os.scandir(folder) as listing:
+            for entry in listing:
+                if not _ID.fullmatch(entry.name.removesuffix(".json")):
+                    continue
+                with contextlib.suppress(OSError):  # another worker may have dropped it
+                    status = entry.stat(follow_symlinks=False)
+                    entries.append((status.st_mtime_ns, status.st_size, entry.name))
         entries.sort(reverse=True)
         kept, size = 0, 0
-        for _, length, path in entries:
+        for _, length, name in entries:
             kept, size = kept + 1, size + length
             if kept > self.max_count or size > self.max_bytes:
                 with contextlib.suppress(OSError):
-                    path.unlink()
+                    (folder / name).unlink()
