@@ -63,9 +63,11 @@ def test_a_custom_tool_is_a_function_of_one_string_and_hosted_tools_are_left_out
             {"type": "local_shell"},
             {"type": "web_search_preview"},
             {"type": "function", "name": "shell", "parameters": {"type": "object"}},
+            {"type": "function", "function": {"name": "chat_form", "parameters": ONLY_A}},
         ],
     )
-    assert [spec.name for spec in request.chat.tools] == ["apply_patch", "shell"]
+    assert [spec.name for spec in request.chat.tools] == ["apply_patch", "shell", "chat_form"]
+    assert request.chat.tools[2].input_schema == ONLY_A
     schema = request.chat.tools[0].input_schema
     assert schema["required"] == ["input"] and schema["properties"]["input"]["type"] == "string"
     assert request.custom_tools == {"apply_patch"}

@@ -216,6 +216,8 @@ def _tools(raw: object) -> tuple[tuple[ToolSpec, ...], set[str]]:
                 "tools[%d]: left out a tool of type %r, which serve cannot offer", index, kind
             )
             continue
+        if kind == "function" and isinstance(tool.get("function"), dict):
+            tool = tool["function"]  # the Chat Completions form, which some clients send
         name = tool.get("name")
         if not isinstance(name, str) or not name:
             raise BadRequest(f"tools[{index}].name is required")
