@@ -319,3 +319,20 @@ def test_a_web_page_cannot_use_the_responses_route(serve: Served) -> None:
     unauthorized = httpx.post(serve.url + "/v1/responses", json=asked)
     assert unauthorized.status_code == 401
     assert serve.native.requests == []
+
+
+def test_an_upstream_failing_mid_stream_ends_it_with_response_failed(serve: Served) -> None:
+    failed = b'data: {"error":{"message":"CUDA error: an illegal memory access","code":400}}\n\n'
+    serve.native.stream(chunk({"content": "Partial "}) + failed + b"data: [DONE]\n\n")
+    events = list(client(serve).responses.create(model="native-model", input=ASKED, stream=True))
+    assert [event.sequence_number for event in events] == list(range(len(events)))
+    last = events[-1]
+    assert last.type == "response.failed" and last.response.id == events[0].response.id
+    assert last.response.status == "failed" and last.response.error is not None
+    assert "CUDA error" in last.response.error.message
+    [message] = last.response.output
+    assert message.status == "incomplete" and message.content[0].text == "Partial "
+    with pytest.raises(openai.BadRequestError):  # a failed response is not kept
+        client(serve).responses.create(
+            model="native-model", input="more", previous_response_id=last.response.id
+        )

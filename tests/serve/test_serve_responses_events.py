@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from nehanda.events import MessageEnd, ReasoningDelta, TextDelta
 from nehanda.serve.response_store import PRUNE_EVERY, ResponseStore, new_response_id
-from nehanda.serve.responses_front import ResponsesEvents, custom_input
+from nehanda.serve.responses_front import ResponsesEvents, custom_input, usage
 from nehanda.serve.responses_wire import ResponsesRequest, parse_responses
 from nehanda.serve.turn import CallOut, ServeEvent
 from nehanda.serve.wire import BadRequest
@@ -136,29 +136,33 @@ _piece = st.one_of(
 )
 
 
-@given(st.lists(_piece, max_size=12), st.sampled_from(["end_turn", "tool_use", "max_tokens"]))
+@given(st.lists(_piece, max_size=12), st.sampled_from(["end_turn", "max_tokens", "failed"]))
 def test_every_stream_is_well_formed(pieces: list[ServeEvent], stop: Any) -> None:
     request = parsed(input="x", tools=[{"type": "custom", "name": "apply_patch"}])
     kept: list[Any] = []
     encoder = ResponsesEvents(request, "m", kept.append)
-    sse = [
-        out for event in [*pieces, MessageEnd(stop, Usage(3, 4))] for out in encoder.handle(event)
-    ]
+    sse = [out for event in pieces for out in encoder.handle(event)]
+    if stop == "failed":
+        sse += encoder.fail("api_error", "the upstream failed")
+    else:
+        sse += encoder.handle(MessageEnd(stop, Usage(3, 4)))
     assert [data["sequence_number"] for _, data in sse] == list(range(len(sse)))
     assert all(name == data["type"] for name, data in sse)
     assert [name for name, _ in sse[:2]] == ["response.created", "response.in_progress"]
     final = sse[-1][1]["response"]
-    assert sse[-1][0] == ("response.incomplete" if stop == "max_tokens" else "response.completed")
+    ends = {"max_tokens": "response.incomplete", "failed": "response.failed"}
+    assert sse[-1][0] == ends.get(stop, "response.completed")
     added = [d["item"]["id"] for n, d in sse if n == "response.output_item.added"]
     done = [d["item"] for n, d in sse if n == "response.output_item.done"]
-    assert added == [item["id"] for item in done] and done == final["output"] == kept[0]["output"]
+    assert added == [item["id"] for item in done] and done == final["output"]
+    assert [k["output"] for k in kept] == ([] if stop == "failed" else [done])
+    assert final["usage"] == (None if stop == "failed" else usage(Usage(3, 4)))
     assert len({sse[0][1]["response"]["id"], final["id"]}) == 1
     texts = [i["content"][0]["text"] for i in done if i["type"] == "message"]
     assert "".join(texts) == "".join(p.text for p in pieces if isinstance(p, TextDelta))
     calls = [i for i in done if i["type"] in ("function_call", "custom_tool_call")]
     assert [i["call_id"] for i in calls] == [p.id for p in pieces if isinstance(p, CallOut)]
     assert all(i["input"] == "x" for i in calls if i["name"] == "apply_patch")
-    assert final["usage"]["total_tokens"] == 7
 
 
 def test_the_store_keeps_the_newest_within_its_bounds(tmp_path: Path) -> None:

@@ -82,6 +82,10 @@ class _Front:
     def parse(self, body: JsonObject) -> ClientRequest:
         return parse_anthropic(body) if self.protocol == "anthropic" else parse_openai(body)
 
+    def for_stream(self, request: ClientRequest, model: str) -> _Front:
+        """The front that encodes one stream (one keeping that stream's state, or this)."""
+        return self
+
     def error(self, failure: Failure, mask: SecretMask) -> Response:
         status, body = (anthropic_error if self.protocol == "anthropic" else openai_error)(failure)
         return _json(body, mask, status)
@@ -136,10 +140,13 @@ class _ResponsesFront(_Front):
     def parse(self, body: JsonObject) -> ClientRequest:
         return parse_responses(body, self.store.get)
 
-    def encoder(self, request: ClientRequest, model: str) -> Callable[[ServeEvent], bytes]:
+    def for_stream(self, request: ClientRequest, model: str) -> _Front:
         assert isinstance(request, ResponsesRequest)
         events = ResponsesEvents(request, model, functools.partial(self._keep, request))
-        return lambda event: b"".join(_event(n, d) for n, d in events.handle(event))
+        return _ResponsesStream(self.store, events)
+
+    def encoder(self, request: ClientRequest, model: str) -> Callable[[ServeEvent], bytes]:
+        return self.for_stream(request, model).encoder(request, model)
 
     def closing(self) -> bytes:
         return b""
@@ -155,6 +162,21 @@ class _ResponsesFront(_Front):
             self.store.put(request.response_id, [*request.items, *response["output"]])
         except OSError as exc:
             log.warning("could not keep response %s: %s", request.response_id, exc)
+
+
+class _ResponsesStream(_ResponsesFront):
+    """One Responses stream: its events, and ``response.failed`` when the upstream fails."""
+
+    def __init__(self, store: ResponseStore, events: ResponsesEvents) -> None:
+        super().__init__(store)
+        self.events = events
+
+    def encoder(self, request: ClientRequest, model: str) -> Callable[[ServeEvent], bytes]:
+        return lambda event: b"".join(_event(n, d) for n, d in self.events.handle(event))
+
+    def error_event(self, failure: Failure) -> bytes:
+        failed = self.events.fail(failure.kind, failure.message)
+        return b"".join(_event(name, data) for name, data in failed)
 
 
 OPENAI, ANTHROPIC = _Front("openai"), _Front("anthropic")
@@ -302,6 +324,7 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
         finally:
             state.places.release()
         return _json(front.whole(parsed, reply, parsed.chat.model), state.mask)
+    front = front.for_stream(parsed, parsed.chat.model)
     encode = front.encoder(parsed, parsed.chat.model)
 
     def encoded(event: ServeEvent | None) -> bytes:

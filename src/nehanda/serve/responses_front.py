@@ -9,7 +9,8 @@ the order the official SDKs and Codex read them, each with its ``sequence_number
 a function call one ``response.function_call_arguments.delta`` with its whole
 arguments and ``.done``, for a custom tool's call ``response.custom_tool_call_input``
 ``.delta`` and ``.done``; then ``response.output_item.done`` (where Codex reads its
-items); last ``response.completed``, or ``response.incomplete`` with its reason.
+items); last ``response.completed``, or ``response.incomplete`` with its reason, or
+``response.failed`` with the error when the upstream fails mid-stream (``fail``).
 
 A non-streaming reply runs the same encoder over the collected reply and answers its
 final ``response``. ``on_done`` gets that final response (the app keeps it for
@@ -70,6 +71,14 @@ class ResponsesEvents:
             ]
             out.append(self._end(event))
         return out
+
+    def fail(self, code: str, message: str) -> list[SSE]:
+        """The end of a stream whose upstream failed: ``response.failed``, nothing kept."""
+        out = [*([] if self._started else self._start()), *self._close("incomplete")]
+        self._started = True
+        self.response = {**self.response, "output": self.output, "status": "failed"}
+        self.response["error"] = {"code": code, "message": message}
+        return [*out, self._sse("response.failed", response=self.response)]
 
     def _start(self) -> list[SSE]:
         return [
