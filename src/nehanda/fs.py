@@ -37,16 +37,22 @@ NEW_FILE_MODE = 0o666 & ~_read_umask()
 _TEMPORARY = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def write_atomic(path: Path, data: bytes, mode: int = NEW_FILE_MODE) -> None:
-    """Make ``data`` the contents of ``path`` (whose directory exists), with ``mode``."""
+def write_atomic(
+    path: Path, data: bytes, mode: int = NEW_FILE_MODE, *, durable: bool = True
+) -> None:
+    """Make ``data`` the contents of ``path`` (whose directory exists), with ``mode``;
+    not ``durable``, it skips the syncs (a cache that may lose its newest entries in a
+    crash, written where a sync's milliseconds would stall other work)."""
     folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        replace_at(folder, path.name, data, mode)
+        replace_at(folder, path.name, data, mode, durable=durable)
     finally:
         os.close(folder)
 
 
-def replace_at(folder: int, name: str, data: bytes, mode: int = NEW_FILE_MODE) -> os.stat_result:
+def replace_at(
+    folder: int, name: str, data: bytes, mode: int = NEW_FILE_MODE, *, durable: bool = True
+) -> os.stat_result:
     """Make ``data`` the contents of ``name`` in the folder open as ``folder``; returns
     the new file's status. A symlink at ``name`` is replaced, never followed."""
     temporary, handle = _temporary_file(folder)
@@ -55,15 +61,17 @@ def replace_at(folder: int, name: str, data: bytes, mode: int = NEW_FILE_MODE) -
             stream.write(data)
             stream.flush()
             os.fchmod(handle, mode)
-            os.fsync(handle)
+            if durable:
+                os.fsync(handle)
             written = os.fstat(handle)
         os.rename(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary, dir_fd=folder)
         raise
-    with contextlib.suppress(OSError):  # not every platform lets a directory be synced
-        os.fsync(folder)
+    if durable:
+        with contextlib.suppress(OSError):  # not every platform lets a directory be synced
+            os.fsync(folder)
     return written
 
 

@@ -47,6 +47,9 @@ from nehanda.serve.errors import Failure, anthropic_error, failure_for, openai_e
 from nehanda.serve.guard import BrowserGuard, Policy
 from nehanda.serve.masked import MaskedEvents, mask_log_records
 from nehanda.serve.openai_front import OpenAIChunks, completion, parse_openai
+from nehanda.serve.response_store import ResponseStore
+from nehanda.serve.responses_front import ResponsesEvents, response_object
+from nehanda.serve.responses_wire import ResponsesRequest, parse_responses
 from nehanda.serve.turn import ServeEvent, answer
 from nehanda.serve.upstreams import Upstreams
 from nehanda.serve.wire import BadRequest, ClientRequest, Collected, for_upstream
@@ -75,6 +78,13 @@ class _Front:
 
     def __init__(self, protocol: str) -> None:
         self.protocol = protocol
+
+    def parse(self, body: JsonObject) -> ClientRequest:
+        return parse_anthropic(body) if self.protocol == "anthropic" else parse_openai(body)
+
+    def for_stream(self, request: ClientRequest, model: str) -> _Front:
+        """The front that encodes one stream (one keeping that stream's state, or this)."""
+        return self
 
     def error(self, failure: Failure, mask: SecretMask) -> Response:
         status, body = (anthropic_error if self.protocol == "anthropic" else openai_error)(failure)
@@ -118,7 +128,59 @@ def _event(name: str, data: object) -> bytes:
     return b"event: " + name.encode() + b"\ndata: " + _DUMP(data).encode() + b"\n\n"
 
 
+class _ResponsesFront(_Front):
+    """The Responses API (``serve.responses_wire``, ``serve.responses_front``): OpenAI's
+    errors and keep-alive, its own events, no ``[DONE]``; responses kept for
+    ``previous_response_id`` in a store every worker shares."""
+
+    def __init__(self, store: ResponseStore) -> None:
+        super().__init__("openai")
+        self.store = store
+
+    def parse(self, body: JsonObject) -> ClientRequest:
+        return parse_responses(body, self.store.get)
+
+    def for_stream(self, request: ClientRequest, model: str) -> _Front:
+        assert isinstance(request, ResponsesRequest)
+        events = ResponsesEvents(request, model, functools.partial(self._keep, request))
+        return _ResponsesStream(self.store, events)
+
+    def encoder(self, request: ClientRequest, model: str) -> Callable[[ServeEvent], bytes]:
+        return self.for_stream(request, model).encoder(request, model)
+
+    def closing(self) -> bytes:
+        return b""
+
+    def whole(self, request: ClientRequest, reply: Collected, model: str) -> JsonObject:
+        assert isinstance(request, ResponsesRequest)
+        return response_object(reply, request, model, functools.partial(self._keep, request))
+
+    def _keep(self, request: ResponsesRequest, response: JsonObject) -> None:
+        if not request.store:
+            return
+        try:
+            self.store.put(request.response_id, [*request.items, *response["output"]])
+        except OSError as exc:
+            log.warning("could not keep response %s: %s", request.response_id, exc)
+
+
+class _ResponsesStream(_ResponsesFront):
+    """One Responses stream: its events, and ``response.failed`` when the upstream fails."""
+
+    def __init__(self, store: ResponseStore, events: ResponsesEvents) -> None:
+        super().__init__(store)
+        self.events = events
+
+    def encoder(self, request: ClientRequest, model: str) -> Callable[[ServeEvent], bytes]:
+        return lambda event: b"".join(_event(n, d) for n, d in self.events.handle(event))
+
+    def error_event(self, failure: Failure) -> bytes:
+        failed = self.events.fail(failure.kind, failure.message)
+        return b"".join(_event(name, data) for name, data in failed)
+
+
 OPENAI, ANTHROPIC = _Front("openai"), _Front("anthropic")
+RESPONSES = _ResponsesFront(ResponseStore())
 
 
 def _front_of(path: str) -> _Front:
@@ -149,6 +211,8 @@ def build_app(
     routes = [
         Route("/v1/chat/completions", guarded(OPENAI, _converse), methods=["POST"]),
         Route("/chat/completions", guarded(OPENAI, _converse), methods=["POST"]),
+        Route("/v1/responses", guarded(RESPONSES, _converse), methods=["POST"]),
+        Route("/responses", guarded(RESPONSES, _converse), methods=["POST"]),
         Route("/v1/messages", guarded(ANTHROPIC, _converse), methods=["POST"]),
         Route("/v1/messages/count_tokens", guarded(ANTHROPIC, _count_tokens), methods=["POST"]),
         Route("/v1/models", guarded(OPENAI, _models), methods=["GET"]),
@@ -234,7 +298,7 @@ async def _body(request: Request) -> dict[str, Any]:
 
 async def _converse(state: _State, request: Request, front: _Front) -> Response:
     body = await _body(request)
-    parsed = parse_openai(body) if front is OPENAI else parse_anthropic(body)
+    parsed = front.parse(body)
     config = state.config.route(parsed.chat.model)
     calling = await state.upstreams.calling(config)
     upstream = profile_for(config.type).wire
@@ -260,6 +324,7 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
         finally:
             state.places.release()
         return _json(front.whole(parsed, reply, parsed.chat.model), state.mask)
+    front = front.for_stream(parsed, parsed.chat.model)
     encode = front.encoder(parsed, parsed.chat.model)
 
     def encoded(event: ServeEvent | None) -> bytes:
