@@ -84,7 +84,11 @@ def new_client(
     been sent whole. For plain ``http://`` it builds no TLS context, whose certificates
     cost tens of milliseconds at every start."""
     hooks = {"request": [_traced(on_sent)]} if on_sent else {}
-    return httpx.AsyncClient(timeout=timeout, verify=_tls_for(url), event_hooks=hooks)
+    # No cap on connections: a caller bounds its own requests (serve: per upstream).
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
+    return httpx.AsyncClient(
+        timeout=timeout, verify=_tls_for(url), event_hooks=hooks, limits=limits
+    )
 
 
 def _traced(on_sent: Callable[[], None]) -> Callable[[httpx.Request], Awaitable[None]]:

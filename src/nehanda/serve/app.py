@@ -5,9 +5,10 @@ of the variables ``config`` names (the token, the upstream keys). ``WorkerApp`` 
 factory a worker of ``nehanda serve`` calls, the values handed to it with the config
 (``serve.workers``); ``create_app()`` is one for a uvicorn started by hand, configured
 from the environment (``serve.config``). Before any route, ``serve.guard`` turns away
-what a web page could send. A request waits for one of ``max_concurrency`` places before
-it reaches an upstream. A client that disconnects mid-stream cancels the task reading
-the upstream, which closes the upstream request. An error before the first byte is the
+what a web page could send. A request takes one of its upstream's places
+(``serve.places``) before it reaches it, or is answered 429 at once. A client that
+disconnects mid-stream cancels the task reading the upstream, which closes the upstream
+request. An error before the first byte is the
 protocol's error object with its status; one after it is the protocol's error event, and
 the stream ends. Every byte sent has the known secrets masked (``serve.masked``).
 """
@@ -30,7 +31,7 @@ from typing import Any, TypeVar
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
@@ -47,6 +48,8 @@ from nehanda.serve.errors import Failure, anthropic_error, failure_for, openai_e
 from nehanda.serve.guard import BrowserGuard, Policy
 from nehanda.serve.masked import MaskedEvents, mask_log_records
 from nehanda.serve.openai_front import OpenAIChunks, completion, parse_openai
+from nehanda.serve.places import RETRY_AFTER, Busy, Places
+from nehanda.serve.sse_response import EventStream
 from nehanda.serve.turn import ServeEvent, answer
 from nehanda.serve.upstreams import Upstreams
 from nehanda.serve.wire import BadRequest, ClientRequest, Collected, for_upstream
@@ -63,7 +66,7 @@ _SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 class _State:
     config: ServeConfig
     upstreams: Upstreams
-    places: asyncio.Semaphore
+    places: Places
     token: str | None
     ping_every: float
     mask: SecretMask
@@ -76,9 +79,11 @@ class _Front:
     def __init__(self, protocol: str) -> None:
         self.protocol = protocol
 
-    def error(self, failure: Failure, mask: SecretMask) -> Response:
+    def error(
+        self, failure: Failure, mask: SecretMask, headers: Mapping[str, str] | None = None
+    ) -> Response:
         status, body = (anthropic_error if self.protocol == "anthropic" else openai_error)(failure)
-        return _json(body, mask, status)
+        return _json(body, mask, status, headers)
 
     def encoder(self, request: ClientRequest, model: str) -> Callable[[ServeEvent], bytes]:
         if self.protocol == "anthropic":
@@ -106,8 +111,11 @@ class _Front:
         return completion(reply, model)
 
 
-def _json(body: object, mask: SecretMask, status: int = 200) -> Response:
-    return Response(mask.mask_bytes(_DUMP(body).encode()), status, media_type="application/json")
+def _json(
+    body: object, mask: SecretMask, status: int = 200, headers: Mapping[str, str] | None = None
+) -> Response:
+    masked = mask.mask_bytes(_DUMP(body).encode())
+    return Response(masked, status, headers, media_type="application/json")
 
 
 def _data(chunk: object) -> bytes:
@@ -134,7 +142,7 @@ def build_app(
     upstreams = Upstreams(
         support or ToolSupportCache(), recover_leaks=config.recover_leaks, environ=environ
     )
-    places = asyncio.Semaphore(config.max_concurrency)
+    places = Places(config.max_concurrency)
     mask = SecretMask(config.secrets(environ))
     state = _State(config, upstreams, places, token or None, config.ping_every, mask, environ)
 
@@ -170,6 +178,8 @@ async def _guarded(state: _State, front: _Front, handler: _Handler, request: Req
         return await handler(state, request, front)
     except (BadRequest, NehandaError) as exc:
         return front.error(failure_for(exc, state.mask), state.mask)
+    except Busy as exc:
+        return front.error(exc.failure, state.mask, {"Retry-After": str(RETRY_AFTER)})
     except ClientGone:
         return Response(status_code=499)
     except Exception as exc:  # a bug of ours: the client still gets its error object
@@ -245,20 +255,20 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
         log.warning("%s (model %s): switched to rescue mode: %s", config.name, chat.model, said)
         state.upstreams.remember_refusal(config, reason)
 
-    await state.places.acquire()
+    state.places.take(config.base_url, config.name)
     events = answer(calling, chat, parallel=parsed.parallel, on_switch=switched)
+    end = _Ending(state.places, config.base_url, events)
     masked = MaskedEvents(state.mask)
     try:
         first = await _unless_gone(request, anext(events))
     except BaseException:
-        state.places.release()
-        await events.aclose()
+        await end()
         raise
     if not parsed.stream:
         try:
             reply = await _unless_gone(request, _collect(masked, first, events))
         finally:
-            state.places.release()
+            await end()
         return _json(front.whole(parsed, reply, parsed.chat.model), state.mask)
     encode = front.encoder(parsed, parsed.chat.model)
 
@@ -266,8 +276,27 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
         out = masked.handle(event) if event is not None else masked.finish()
         return state.mask.mask_bytes(b"".join(encode(e) for e in out))
 
-    body_bytes = _stream(state, front, encoded, first, events)
-    return StreamingResponse(body_bytes, media_type="text/event-stream", headers=_SSE_HEADERS)
+    body_bytes = _stream(state, front, encoded, first, events, end)
+    return EventStream(body_bytes, front.keepalive(), state.ping_every, end, _SSE_HEADERS)
+
+
+class _Ending:
+    """What ends an answer, once, however it ended (even a stream never begun, whose
+    client left first): its upstream's place given back, the upstream request closed."""
+
+    def __init__(self, places: Places, upstream: str, events: AsyncGenerator[ServeEvent, None]):
+        self._places, self._upstream, self._events = places, upstream, events
+        self._ended = False
+
+    async def __call__(self) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        self._places.give(self._upstream)
+        # A disconnect cancels this task's scope at every await until it ends; shielded,
+        # closing the upstream request can finish.
+        with anyio.CancelScope(shield=True):
+            await self._events.aclose()
 
 
 def _log_bug(state: _State, exc: Exception, where: str) -> None:
@@ -316,12 +345,15 @@ async def _stream(
     encode: Callable[[ServeEvent | None], bytes],
     first: ServeEvent,
     events: AsyncGenerator[ServeEvent, None],
+    end: Callable[[], Awaitable[None]],
 ) -> AsyncIterator[bytes]:
     """The stream's bytes; ``encode(None)`` gives what is held back once the events end."""
     try:
         yield encode(first)
-        async for chunk in _with_keepalive(events, encode, front.keepalive(), state.ping_every):
-            yield chunk
+        async for event in events:
+            chunk = encode(event)
+            if chunk:
+                yield chunk
         yield encode(None) + front.closing()
     except NehandaError as exc:
         failure = failure_for(exc, state.mask)
@@ -332,39 +364,7 @@ async def _stream(
         message = f"nehanda serve failed: {type(exc).__name__}; its log says more"
         yield front.error_event(Failure(500, "api_error", message))
     finally:
-        state.places.release()
-        # A disconnect cancels this task's scope at every await until it ends; shielded,
-        # closing the upstream request can finish.
-        with anyio.CancelScope(shield=True):
-            await events.aclose()
-
-
-async def _with_keepalive(
-    events: AsyncGenerator[ServeEvent, None],
-    encode: Callable[[ServeEvent | None], bytes],
-    keepalive: bytes,
-    every: float,
-) -> AsyncIterator[bytes]:
-    """The encoded events, and ``keepalive`` whenever none came for ``every`` seconds
-    (a long call held back in rescue mode must not look like a dead connection)."""
-    pending = asyncio.ensure_future(anext(events))
-    try:
-        while True:
-            done, _ = await asyncio.wait({pending}, timeout=every)
-            if not done:
-                yield keepalive
-                continue
-            try:
-                event = pending.result()
-            except StopAsyncIteration:
-                return
-            pending = asyncio.ensure_future(anext(events))
-            yield encode(event)
-    finally:
-        pending.cancel()
-        # The generator must be at rest before it is closed (see _stream).
-        with anyio.CancelScope(shield=True), contextlib.suppress(BaseException):
-            await pending
+        await end()
 
 
 async def _count_tokens(state: _State, request: Request, front: _Front) -> Response:
