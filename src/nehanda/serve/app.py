@@ -28,7 +28,6 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
-import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
@@ -39,16 +38,24 @@ from nehanda.config.profiles import profile_for
 from nehanda.errors import NehandaError
 from nehanda.masking import SecretMask
 from nehanda.providers import bounded_json
-from nehanda.providers.discovery import list_models
 from nehanda.providers.ollama import estimated_tokens
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.serve.anthropic_front import AnthropicEvents, message, parse_anthropic
 from nehanda.serve.config import ServeConfig
+from nehanda.serve.edges import (
+    forward,
+    models_page,
+    one_model,
+    require_model,
+    route_errors,
+    served_names,
+    unprefixed,
+)
 from nehanda.serve.errors import Failure, anthropic_error, failure_for, openai_error
 from nehanda.serve.guard import BrowserGuard, Policy
 from nehanda.serve.masked import MaskedEvents, mask_log_records
 from nehanda.serve.openai_front import OpenAIChunks, completion, parse_openai
-from nehanda.serve.places import RETRY_AFTER, Busy, Places
+from nehanda.serve.places import RETRY_AFTER, Busy, Ending, Places
 from nehanda.serve.sse_response import EventStream
 from nehanda.serve.turn import ServeEvent, answer
 from nehanda.serve.upstreams import Upstreams
@@ -89,7 +96,9 @@ class _Front:
         if self.protocol == "anthropic":
             events = AnthropicEvents(model, thinking=request.thinking)
             return lambda event: b"".join(_event(n, d) for n, d in events.handle(event))
-        chunks = OpenAIChunks(model, include_usage=request.include_usage)
+        chunks = OpenAIChunks(
+            model, include_usage=request.include_usage, legacy=request.legacy_functions
+        )
         return lambda event: b"".join(_data(chunk) for chunk in chunks.handle(event))
 
     def keepalive(self) -> bytes:
@@ -108,7 +117,7 @@ class _Front:
     def whole(self, request: ClientRequest, reply: Collected, model: str) -> JsonObject:
         if self.protocol == "anthropic":
             return message(reply, model, thinking=request.thinking)
-        return completion(reply, model)
+        return completion(reply, model, legacy=request.legacy_functions)
 
 
 def _json(
@@ -130,7 +139,7 @@ OPENAI, ANTHROPIC = _Front("openai"), _Front("anthropic")
 
 
 def _front_of(path: str) -> _Front:
-    return ANTHROPIC if path.startswith("/v1/messages") else OPENAI
+    return ANTHROPIC if path.startswith(("/v1/messages", "/messages")) else OPENAI
 
 
 def build_app(
@@ -160,10 +169,22 @@ def build_app(
         Route("/v1/messages", guarded(ANTHROPIC, _converse), methods=["POST"]),
         Route("/v1/messages/count_tokens", guarded(ANTHROPIC, _count_tokens), methods=["POST"]),
         Route("/v1/models", guarded(OPENAI, _models), methods=["GET"]),
+        Route("/v1/models/{model_id:path}", guarded(OPENAI, _model), methods=["GET"]),
+        Route("/v1/completions", guarded(OPENAI, _forward), methods=["POST"]),
+        Route("/v1/embeddings", guarded(OPENAI, _forward), methods=["POST"]),
         Route("/health", _health, methods=["GET"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    return BrowserGuard(app, Policy.of(config), lambda path, f: _front_of(path).error(f, mask))
+    routes += unprefixed(routes)
+    offered = ", ".join(f"{m} {r.path}" for r in routes if r.path.startswith("/v1") for m in
+                        sorted((r.methods or set()) - {"HEAD"}))  # fmt: skip
+
+    def error(path: str, failure: Failure, headers: Mapping[str, str] | None = None) -> Response:
+        return _front_of(path).error(failure, mask, headers)
+
+    app = Starlette(
+        routes=routes, lifespan=lifespan, exception_handlers=route_errors(error, offered)
+    )
+    return BrowserGuard(app, Policy.of(config), error)
 
 
 _Handler = Callable[[_State, Request, _Front], Awaitable[Response]]
@@ -257,7 +278,7 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
 
     state.places.take(config.base_url, config.name)
     events = answer(calling, chat, parallel=parsed.parallel, on_switch=switched)
-    end = _Ending(state.places, config.base_url, events)
+    end = Ending(state.places, config.base_url, events)
     masked = MaskedEvents(state.mask)
     try:
         first = await _unless_gone(request, anext(events))
@@ -278,25 +299,6 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
 
     body_bytes = _stream(state, front, encoded, first, events, end)
     return EventStream(body_bytes, front.keepalive(), state.ping_every, end, _SSE_HEADERS)
-
-
-class _Ending:
-    """What ends an answer, once, however it ended (even a stream never begun, whose
-    client left first): its upstream's place given back, the upstream request closed."""
-
-    def __init__(self, places: Places, upstream: str, events: AsyncGenerator[ServeEvent, None]):
-        self._places, self._upstream, self._events = places, upstream, events
-        self._ended = False
-
-    async def __call__(self) -> None:
-        if self._ended:
-            return
-        self._ended = True
-        self._places.give(self._upstream)
-        # A disconnect cancels this task's scope at every await until it ends; shielded,
-        # closing the upstream request can finish.
-        with anyio.CancelScope(shield=True):
-            await self._events.aclose()
 
 
 def _log_bug(state: _State, exc: Exception, where: str) -> None:
@@ -377,24 +379,21 @@ async def _count_tokens(state: _State, request: Request, front: _Front) -> Respo
 
 
 async def _models(state: _State, request: Request, front: _Front) -> Response:
-    names = list(state.config.aliases)
-    default = state.config.default
-    if default is not None and state.config.pin_model and default.model:
-        names.append(default.model)
-    elif default is not None and not names:
-        names = await list_models(default, state.environ)
-    data = [
-        {
-            "id": name,
-            "object": "model",
-            "type": "model",
-            "created": 0,
-            "created_at": "1970-01-01T00:00:00Z",
-            "owned_by": "nehanda",
-            "display_name": name,
-        }
-        for name in dict.fromkeys(names)
-    ]
-    first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
-    body = {"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last}
-    return _json(body, state.mask)
+    return _json(models_page(await served_names(state.config, state.environ)), state.mask)
+
+
+async def _model(state: _State, request: Request, front: _Front) -> Response:
+    names = await served_names(state.config, state.environ)
+    return _json(one_model(request.path_params["model_id"], names), state.mask)
+
+
+async def _forward(state: _State, request: Request, front: _Front) -> Response:
+    """``/v1/completions`` and ``/v1/embeddings``, passed through (``serve.edges``)."""
+    body = await _body(request)
+    config = state.config.route(require_model(body))
+    path = request.url.path.removeprefix("/v1")
+    state.places.take(config.base_url, config.name)
+    try:
+        return await forward(state.upstreams, config, path, body, state.mask)
+    finally:
+        state.places.give(config.base_url)

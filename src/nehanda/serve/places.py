@@ -4,15 +4,20 @@ A request takes a place at its upstream (by base URL) before it is sent and give
 back when its answer ends. An upstream has ``limit`` places (``[serve]
 max_concurrency``, per worker); a request that finds none is answered at once with a
 429 and ``Retry-After``, which the official clients wait for and retry, rather than
-waiting in silence behind streams that may last minutes. Sans I/O: one event loop
-takes and gives, so a count is all it needs.
+waiting in silence behind streams that may last minutes. One event loop takes and
+gives, so a count is all ``Places`` needs; ``Ending`` gives a place back once, however
+its answer ended, and closes the upstream request.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import AsyncGenerator
+
+import anyio
 
 from nehanda.serve.errors import Failure
+from nehanda.serve.turn import ServeEvent
 
 RETRY_AFTER = 1  # seconds: a client's retry lands after a stream or two have ended
 
@@ -44,3 +49,22 @@ class Places:
         self._taken[upstream] -= 1
         if self._taken[upstream] <= 0:
             del self._taken[upstream]
+
+
+class Ending:
+    """What ends an answer, once, however it ended (even a stream never begun, whose
+    client left first): its upstream's place given back, the upstream request closed."""
+
+    def __init__(self, places: Places, upstream: str, events: AsyncGenerator[ServeEvent, None]):
+        self._places, self._upstream, self._events = places, upstream, events
+        self._ended = False
+
+    async def __call__(self) -> None:
+        if self._ended:
+            return
+        self._ended = True
+        self._places.give(self._upstream)
+        # A disconnect cancels this task's scope at every await until it ends; shielded,
+        # closing the upstream request can finish.
+        with anyio.CancelScope(shield=True):
+            await self._events.aclose()
