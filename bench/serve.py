@@ -52,10 +52,17 @@ TOOL = {
         "parameters": {"type": "object", "properties": {"file_path": {"type": "string"}}},
     },
 }
+KEY, TOKEN = "sk-bench-0123456789abcdefXYZ", "bench-token-9876543210"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
 HISTORY = [
     {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i} " + "x" * 380}
     for i in range(20)
 ]
+
+
+def client(connections: int) -> httpx.AsyncClient:
+    limits = httpx.Limits(max_connections=connections)
+    return httpx.AsyncClient(timeout=60, limits=limits, headers=AUTH)
 
 
 def free_port() -> int:
@@ -67,8 +74,12 @@ def free_port() -> int:
 def start_serve(
     upstream: str, port: int, src: Path | None = None, stack: tuple[str, ...] = ()
 ) -> subprocess.Popen[bytes]:
-    config = ProviderConfig(name="bench", type="vllm", base_url=upstream, model="paced")
-    env = {**os.environ, ENV_VAR: ServeConfig(default=config, max_concurrency=256).to_env()}
+    config = ProviderConfig(
+        name="bench", type="vllm", base_url=upstream, model="paced", api_key_env="BENCH_KEY"
+    )
+    served = ServeConfig(default=config, token_env="BENCH_TOKEN", max_concurrency=256)
+    # A key and a token, as a real deployment has: every byte out is masked for both.
+    env = {**os.environ, ENV_VAR: served.to_env(), "BENCH_KEY": KEY, "BENCH_TOKEN": TOKEN}
     if src is not None:
         env["PYTHONPATH"] = str(src)
     command = [sys.executable, "-m", "uvicorn", "--factory", "nehanda.serve.app:create_app"]
@@ -76,7 +87,7 @@ def start_serve(
     process = subprocess.Popen(command, env=env)
     for _ in range(200):
         try:
-            httpx.get(f"http://127.0.0.1:{port}/health")
+            httpx.get(f"http://127.0.0.1:{port}/health", headers=AUTH)
             return process
         except httpx.HTTPError:
             time.sleep(0.05)
@@ -102,7 +113,7 @@ async def one_stream(
 
 async def chunk_delays(url: str, streams: int) -> list[float]:
     delays: list[float] = []
-    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=256)) as c:
+    async with client(256) as c:
         await asyncio.gather(*(one_stream(c, url, delays) for _ in range(streams)))
     return delays
 
@@ -110,7 +121,7 @@ async def chunk_delays(url: str, streams: int) -> list[float]:
 async def request_times(url: str, repeats: int) -> list[float]:
     body = {"model": "paced", "messages": HISTORY, "tools": [TOOL]}
     times = []
-    async with httpx.AsyncClient(timeout=60) as client:
+    async with httpx.AsyncClient(timeout=60, headers=AUTH) as client:
         for _ in range(repeats):
             start = time.perf_counter()
             answer = await client.post(url + "/chat/completions", json=body)
@@ -129,7 +140,7 @@ async def cpu_per_chunk(process: subprocess.Popen[bytes], url: str, streams: int
     delays: list[float] = []
     chunks: list[int] = []
     before = cpu_seconds(process.pid)
-    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_connections=256)) as c:
+    async with client(256) as c:
         await asyncio.gather(*(one_stream(c, url, delays, chunks) for _ in range(streams)))
     return 1000 * (cpu_seconds(process.pid) - before) / len(chunks)
 
