@@ -6,7 +6,8 @@ which it was written (then a space), so a client, even one reading through ``neh
 serve``, can measure what lies between. It counts the
 deltas written, the most streams open at once, and each stream a client hung up on:
 the serve tests use it to see a disconnect reach the upstream and a bound on
-concurrency hold, ``bench/serve.py`` to pace streams.
+concurrency hold, ``bench/serve.py`` to pace streams. With a ``gate``, every stream
+waits after its first chunk until the gate is set: streams held open, counted, not timed.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from local_http import LocalHTTP
 
 
 class PacedUpstream(LocalHTTP):
-    def __init__(self, *, chunks: int = 50, rate: float = 50.0) -> None:
+    def __init__(
+        self, *, chunks: int = 50, rate: float = 50.0, gate: threading.Event | None = None
+    ) -> None:
         self.chunks = chunks
         self.rate = rate
+        self.gate = gate
         self.sent = 0
         self.hung_up = 0
         self.streaming = self.most_at_once = 0
@@ -67,6 +71,10 @@ class _Handler(BaseHTTPRequestHandler):
             up.most_at_once = max(up.most_at_once, up.streaming)
         try:
             self.wfile.write(_chunk({"role": "assistant", "content": ""}))
+            self.wfile.flush()
+            if up.gate is not None:
+                up.gate.wait(60)
+                start = time.perf_counter()
             for number in range(up.chunks):
                 wait = start + (number + 1) / up.rate - time.perf_counter()
                 if wait > 0:

@@ -55,6 +55,9 @@ class SecretMask:
         forms = set().union(*(forms_of(s) for s in self.secrets))
         self._forms = tuple(sorted(forms, key=len, reverse=True))
         self._forms_re = _alternation(self._forms)
+        self._by_first: dict[str, list[str]] = {}
+        for form in self._forms:
+            self._by_first.setdefault(form[0], []).append(form)
         # Where each aligned block of each secret long enough to have runs stands in it.
         self._blocks: dict[str, list[tuple[str, int]]] = {}
         for secret in self.secrets:
@@ -62,6 +65,11 @@ class SecretMask:
                 for at in range(0, len(secret) - _BLOCK + 1, _BLOCK):
                     self._blocks.setdefault(secret[at : at + _BLOCK], []).append((secret, at))
         self._blocks_re = _alternation(tuple(self._blocks))
+        # A form found begins with its first MIN_SECRET characters, a run holds a block:
+        # text holding none of these (nearly all text) has no secret, found by str.find
+        # far sooner than by the patterns' search at each position.
+        probes = [form[:MIN_SECRET] for form in self._forms] + list(self._blocks)
+        self._probes = tuple(dict.fromkeys(probes))
         self.longest = max((len(f) for f in self._forms), default=0)
 
     def __bool__(self) -> bool:
@@ -84,6 +92,8 @@ class SecretMask:
 
     def spans(self, text: str) -> list[Span]:
         """Where secrets stand in ``text``, overlapping finds merged, in order."""
+        if not any(probe in text for probe in self._probes):
+            return []
         found = [hit.span() for hit in _every_start(self._forms_re, text)] if self._forms else []
         if self._blocks:
             found += self._runs(text)
@@ -110,14 +120,11 @@ class SecretMask:
         size = 1
         while size <= len(text) and any(text[-size:] in s for s in self.secrets):
             cut, size = len(text) - size, size + 1
-        window = max(0, len(text) - self.longest + 1)
-        for form in self._forms:
-            at = text.find(form[0], window)
-            while 0 <= at < cut:
-                if form.startswith(text[at:]):
-                    cut = at
-                    break
-                at = text.find(form[0], at + 1)
+        # The earliest place from which the rest of text begins a form, if before cut.
+        for at in range(max(0, len(text) - self.longest + 1), cut):
+            forms = self._by_first.get(text[at])
+            if forms is not None and any(form.startswith(text[at:]) for form in forms):
+                return at
         return cut
 
 

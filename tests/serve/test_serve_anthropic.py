@@ -154,7 +154,7 @@ def test_signed_thinking_from_claude_reaches_the_client(serve: Served) -> None:
     assert [block.type for block in final.content] == ["thinking", "tool_use"]
     assert final.content[0].signature and final.content[0].thinking
     assert final.content[1].name == "Read"
-    assert "thinking" not in serve.claude.received("/v1/messages")[0].body
+    assert serve.claude.received("/v1/messages")[0].body["thinking"] == thinking
 
 
 def test_tool_choice_any_is_required_in_rescue_mode(serve: Served) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from nehanda.config.settings import ProviderConfig
 from nehanda.errors import AuthenticationError, ProviderStatusError, ProviderTimeout
@@ -62,6 +64,20 @@ def test_a_required_call_that_did_not_come_asks_for_a_retry() -> None:
     state = ReplyState(REQUEST, hold=True, retry=True)
     assert state.handle(TextDelta("no call")) == [] and state.handle(MessageEnd("end_turn")) == []
     assert state.wants_retry
+
+
+def test_the_line_break_before_a_call_never_reaches_the_prose() -> None:
+    events: list[StreamEvent] = [TextDelta("I will read"), TextDelta(" the file.\n")]
+    out = run([*events, ToolUseEnd(0, CLOSED), MessageEnd("tool_use")], native=False)
+    assert "".join(e.text for e in out if isinstance(e, TextDelta)) == "I will read the file."
+    assert calls(out) == ["call_1"]
+
+
+@given(st.lists(st.text(alphabet=" \nab.", max_size=6), max_size=8))
+def test_prose_without_a_call_comes_out_whole(pieces: list[str]) -> None:
+    events: list[StreamEvent] = [TextDelta(piece) for piece in pieces]
+    out = run([*events, MessageEnd("end_turn")], native=False)
+    assert "".join(e.text for e in out if isinstance(e, TextDelta)) == "".join(pieces)
 
 
 @pytest.mark.parametrize(

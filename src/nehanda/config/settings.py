@@ -129,7 +129,9 @@ class ServeTable(BaseModel):
     port: int = Field(default=8765, ge=0, le=65535)
     # The variable holding the bearer token clients must send.
     api_key_env: str | None = None
-    max_concurrency: int = Field(default=64, ge=1)
+    # The most requests one upstream answers at once, per worker; past it, a 429. 256 is
+    # vLLM's default max_num_seqs: past it an upstream would queue the requests itself.
+    max_concurrency: int = Field(default=256, ge=1)
     models: dict[str, ServeModel] = Field(default_factory=dict)
     # Names a loopback bind answers besides localhost and loopback addresses (the Host
     # header without its port), such as a name /etc/hosts gives this machine.

@@ -48,6 +48,7 @@ from nehanda.providers.http_errors import (
     status_error,
     transport_error,
 )
+from nehanda.providers.plain_tcp import PlainTransport
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
 # A proxy reached over TLS needs certificates even for plain http:// requests.
@@ -84,7 +85,14 @@ def new_client(
     been sent whole. For plain ``http://`` it builds no TLS context, whose certificates
     cost tens of milliseconds at every start."""
     hooks = {"request": [_traced(on_sent)]} if on_sent else {}
-    return httpx.AsyncClient(timeout=timeout, verify=_tls_for(url), event_hooks=hooks)
+    # No cap on connections: a caller bounds its own requests (serve: per upstream).
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
+    verify = _tls_for(url)
+    # Without TLS, reads go through asyncio's transports (plain_tcp), not anyio's.
+    transport = PlainTransport(limits, verify) if verify is not True else None
+    return httpx.AsyncClient(
+        timeout=timeout, verify=verify, event_hooks=hooks, limits=limits, transport=transport
+    )
 
 
 def _traced(on_sent: Callable[[], None]) -> Callable[[httpx.Request], Awaitable[None]]:

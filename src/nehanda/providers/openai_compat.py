@@ -43,7 +43,7 @@ from nehanda.events import (
 from nehanda.providers import bounded_json
 from nehanda.providers.arguments import native_tool_use
 from nehanda.providers.base import Capabilities, ChatRequest
-from nehanda.providers.http import HTTPProvider, RetryPolicy, open_stream
+from nehanda.providers.http import Exchange, HTTPProvider, RetryPolicy, open_stream
 from nehanda.providers.http_errors import Target, error_message, key_hint
 from nehanda.providers.prefix import Prefix
 from nehanda.providers.sse import SSEDecoder, SSEEvent
@@ -336,6 +336,20 @@ class OpenAICompatProvider(HTTPProvider):
 
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+
+    def exchange(self, path: str, payload: JsonObject, model: str) -> Exchange:
+        """A request to another endpoint of this server (``path`` below the base URL),
+        with this provider's key, timeouts and retries; ``nehanda serve`` passes
+        ``/completions`` and ``/embeddings`` through it."""
+        target = Target(self._config.base_url.rstrip("/") + path, self.name, model)
+        return open_stream(
+            self._client,
+            target,
+            payload,
+            headers=self._auth_headers(),
+            timeout=self._timeout,
+            retry=self._retry,
+        )
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         model = request.model or self._config.model or ""

@@ -7,7 +7,12 @@ block ``content_block_start``, its deltas (``text_delta``, ``thinking_delta`` an
 ``signature_delta``, or a call's whole input as one ``input_json_delta``) and
 ``content_block_stop``; then ``message_delta`` with the stop reason and usage, and
 ``message_stop``. Reasoning goes out as ``thinking`` blocks only when the request
-enabled thinking; thinking blocks in the history are not sent upstream.
+enabled thinking. The client's ``thinking`` goes to a Claude upstream, and so do the
+signed thinking blocks of the history (which Claude requires before a call when thinking
+is on); no other upstream is sent either. Fields serve does not know (Claude Code's
+``context_management``, ``output_config``...) and server tools (no ``input_schema``)
+are ignored, named once in the debug log; ``cache_control`` marks are dropped with the
+blocks' other extras.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from nehanda.serve.wire import (
     ClientRequest,
     Collected,
     choose_tools,
+    ignored,
     model_and_messages,
     optional_int,
     optional_number,
@@ -30,7 +36,16 @@ from nehanda.serve.wire import (
     stop_list,
     text_of,
 )
-from nehanda.types import JsonObject, Message, Part, TextPart, ToolResult, ToolSpec, ToolUse
+from nehanda.types import (
+    JsonObject,
+    Message,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolResult,
+    ToolSpec,
+    ToolUse,
+)
 from nehanda.types import new_call_id as _new_id
 
 STOP_REASONS: dict[StopReason, str] = {
@@ -40,7 +55,11 @@ STOP_REASONS: dict[StopReason, str] = {
     "refusal": "refusal",
     "other": "end_turn",
 }
-_PASSED_ON = ("top_p", "top_k", "metadata")
+_PASSED_ON = ("top_p", "top_k", "metadata", "thinking")
+_READ = frozenset(
+    {"model", "messages", "system", "max_tokens", "tools", "tool_choice", "stream",
+     "temperature", "stop_sequences", *_PASSED_ON}
+)  # fmt: skip
 
 SSE = tuple[str, JsonObject]
 
@@ -55,6 +74,8 @@ def parse_anthropic(body: JsonObject) -> ClientRequest:
     choice, named, parallel = _tool_choice(body.get("tool_choice"))
     tools, choice = choose_tools(_tools(body.get("tools")), choice, named)
     thinking = body.get("thinking")
+    for key in body.keys() - _READ:
+        ignored(key)
     chat = ChatRequest(
         model=model,
         messages=tuple(messages),
@@ -104,8 +125,11 @@ def _part(raw: object, where: str) -> Part | None:
             raise BadRequest(f"{where}: a tool_result block needs its tool_use_id")
         content = text_of(block.get("content"), where)
         return ToolResult(call_id, content, block.get("is_error") is True)
+    if kind == "thinking" and isinstance(block.get("signature"), str) and block["signature"]:
+        # Only a Claude upstream sends it back, and only its own verifies.
+        return ReasoningPart(str(block.get("thinking") or ""), block["signature"])
     if kind in ("thinking", "redacted_thinking"):
-        return None  # never sent upstream: another model's reasoning, or unverifiable
+        return None  # unsigned, or no text to carry: never sent upstream
     text = text_of([block], where)
     return TextPart(text) if text else None
 
@@ -122,7 +146,8 @@ def _tools(raw: object) -> tuple[ToolSpec, ...]:
         if not isinstance(name, str) or not name:
             raise BadRequest(f"tools[{index}].name is required")
         if "input_schema" not in tool:
-            continue  # a server tool (web search...): the upstream would have to run it
+            ignored(f"server tool {tool.get('type') or name!r}")  # the upstream would run it
+            continue
         schema = require_dict(tool["input_schema"], f"tools[{index}].input_schema")
         specs.append(ToolSpec(name, str(tool.get("description") or ""), schema))
     return tuple(specs)

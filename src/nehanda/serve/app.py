@@ -5,9 +5,10 @@ of the variables ``config`` names (the token, the upstream keys). ``WorkerApp`` 
 factory a worker of ``nehanda serve`` calls, the values handed to it with the config
 (``serve.workers``); ``create_app()`` is one for a uvicorn started by hand, configured
 from the environment (``serve.config``). Before any route, ``serve.guard`` turns away
-what a web page could send. A request waits for one of ``max_concurrency`` places before
-it reaches an upstream. A client that disconnects mid-stream cancels the task reading
-the upstream, which closes the upstream request. An error before the first byte is the
+what a web page could send. A request takes one of its upstream's places
+(``serve.places``) before it reaches it, or is answered 429 at once. A client that
+disconnects mid-stream cancels the task reading the upstream, which closes the upstream
+request. An error before the first byte is the
 protocol's error object with its status; one after it is the protocol's error event, and
 the stream ends. Every byte sent has the known secrets masked (``serve.masked``).
 """
@@ -27,10 +28,9 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
-import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
@@ -38,18 +38,28 @@ from nehanda.config.profiles import profile_for
 from nehanda.errors import NehandaError
 from nehanda.masking import SecretMask
 from nehanda.providers import bounded_json
-from nehanda.providers.discovery import list_models
 from nehanda.providers.ollama import estimated_tokens
 from nehanda.providers.tool_support import ToolSupportCache
 from nehanda.serve.anthropic_front import AnthropicEvents, message, parse_anthropic
 from nehanda.serve.config import ServeConfig
+from nehanda.serve.edges import (
+    forward,
+    models_page,
+    one_model,
+    require_model,
+    route_errors,
+    served_names,
+    unprefixed,
+)
 from nehanda.serve.errors import Failure, anthropic_error, failure_for, openai_error
 from nehanda.serve.guard import BrowserGuard, Policy
 from nehanda.serve.masked import MaskedEvents, mask_log_records
 from nehanda.serve.openai_front import OpenAIChunks, completion, parse_openai
+from nehanda.serve.places import RETRY_AFTER, Busy, Ending, Places
 from nehanda.serve.response_store import ResponseStore
 from nehanda.serve.responses_front import ResponsesEvents, response_object
 from nehanda.serve.responses_wire import ResponsesRequest, parse_responses
+from nehanda.serve.sse_response import EventStream
 from nehanda.serve.turn import ServeEvent, answer
 from nehanda.serve.upstreams import Upstreams
 from nehanda.serve.wire import BadRequest, ClientRequest, Collected, for_upstream
@@ -66,7 +76,7 @@ _SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 class _State:
     config: ServeConfig
     upstreams: Upstreams
-    places: asyncio.Semaphore
+    places: Places
     token: str | None
     ping_every: float
     mask: SecretMask
@@ -86,15 +96,19 @@ class _Front:
         """The front that encodes one stream (one keeping that stream's state, or this)."""
         return self
 
-    def error(self, failure: Failure, mask: SecretMask) -> Response:
+    def error(
+        self, failure: Failure, mask: SecretMask, headers: Mapping[str, str] | None = None
+    ) -> Response:
         status, body = (anthropic_error if self.protocol == "anthropic" else openai_error)(failure)
-        return _json(body, mask, status)
+        return _json(body, mask, status, headers)
 
     def encoder(self, request: ClientRequest, model: str) -> Callable[[ServeEvent], bytes]:
         if self.protocol == "anthropic":
             events = AnthropicEvents(model, thinking=request.thinking)
             return lambda event: b"".join(_event(n, d) for n, d in events.handle(event))
-        chunks = OpenAIChunks(model, include_usage=request.include_usage)
+        chunks = OpenAIChunks(
+            model, include_usage=request.include_usage, legacy=request.legacy_functions
+        )
         return lambda event: b"".join(_data(chunk) for chunk in chunks.handle(event))
 
     def keepalive(self) -> bytes:
@@ -113,11 +127,14 @@ class _Front:
     def whole(self, request: ClientRequest, reply: Collected, model: str) -> JsonObject:
         if self.protocol == "anthropic":
             return message(reply, model, thinking=request.thinking)
-        return completion(reply, model)
+        return completion(reply, model, legacy=request.legacy_functions)
 
 
-def _json(body: object, mask: SecretMask, status: int = 200) -> Response:
-    return Response(mask.mask_bytes(_DUMP(body).encode()), status, media_type="application/json")
+def _json(
+    body: object, mask: SecretMask, status: int = 200, headers: Mapping[str, str] | None = None
+) -> Response:
+    masked = mask.mask_bytes(_DUMP(body).encode())
+    return Response(masked, status, headers, media_type="application/json")
 
 
 def _data(chunk: object) -> bytes:
@@ -184,7 +201,7 @@ RESPONSES = _ResponsesFront(ResponseStore())
 
 
 def _front_of(path: str) -> _Front:
-    return ANTHROPIC if path.startswith("/v1/messages") else OPENAI
+    return ANTHROPIC if path.startswith(("/v1/messages", "/messages")) else OPENAI
 
 
 def build_app(
@@ -196,7 +213,7 @@ def build_app(
     upstreams = Upstreams(
         support or ToolSupportCache(), recover_leaks=config.recover_leaks, environ=environ
     )
-    places = asyncio.Semaphore(config.max_concurrency)
+    places = Places(config.max_concurrency)
     mask = SecretMask(config.secrets(environ))
     state = _State(config, upstreams, places, token or None, config.ping_every, mask, environ)
 
@@ -216,10 +233,22 @@ def build_app(
         Route("/v1/messages", guarded(ANTHROPIC, _converse), methods=["POST"]),
         Route("/v1/messages/count_tokens", guarded(ANTHROPIC, _count_tokens), methods=["POST"]),
         Route("/v1/models", guarded(OPENAI, _models), methods=["GET"]),
+        Route("/v1/models/{model_id:path}", guarded(OPENAI, _model), methods=["GET"]),
+        Route("/v1/completions", guarded(OPENAI, _forward), methods=["POST"]),
+        Route("/v1/embeddings", guarded(OPENAI, _forward), methods=["POST"]),
         Route("/health", _health, methods=["GET"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    return BrowserGuard(app, Policy.of(config), lambda path, f: _front_of(path).error(f, mask))
+    routes += unprefixed(routes)
+    offered = ", ".join(f"{m} {r.path}" for r in routes if r.path.startswith("/v1") for m in
+                        sorted((r.methods or set()) - {"HEAD"}))  # fmt: skip
+
+    def error(path: str, failure: Failure, headers: Mapping[str, str] | None = None) -> Response:
+        return _front_of(path).error(failure, mask, headers)
+
+    app = Starlette(
+        routes=routes, lifespan=lifespan, exception_handlers=route_errors(error, offered)
+    )
+    return BrowserGuard(app, Policy.of(config), error)
 
 
 _Handler = Callable[[_State, Request, _Front], Awaitable[Response]]
@@ -234,6 +263,8 @@ async def _guarded(state: _State, front: _Front, handler: _Handler, request: Req
         return await handler(state, request, front)
     except (BadRequest, NehandaError) as exc:
         return front.error(failure_for(exc, state.mask), state.mask)
+    except Busy as exc:
+        return front.error(exc.failure, state.mask, {"Retry-After": str(RETRY_AFTER)})
     except ClientGone:
         return Response(status_code=499)
     except Exception as exc:  # a bug of ours: the client still gets its error object
@@ -309,20 +340,20 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
         log.warning("%s (model %s): switched to rescue mode: %s", config.name, chat.model, said)
         state.upstreams.remember_refusal(config, reason)
 
-    await state.places.acquire()
+    state.places.take(config.base_url, config.name)
     events = answer(calling, chat, parallel=parsed.parallel, on_switch=switched)
+    end = Ending(state.places, config.base_url, events)
     masked = MaskedEvents(state.mask)
     try:
         first = await _unless_gone(request, anext(events))
     except BaseException:
-        state.places.release()
-        await events.aclose()
+        await end()
         raise
     if not parsed.stream:
         try:
             reply = await _unless_gone(request, _collect(masked, first, events))
         finally:
-            state.places.release()
+            await end()
         return _json(front.whole(parsed, reply, parsed.chat.model), state.mask)
     front = front.for_stream(parsed, parsed.chat.model)
     encode = front.encoder(parsed, parsed.chat.model)
@@ -331,8 +362,8 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
         out = masked.handle(event) if event is not None else masked.finish()
         return state.mask.mask_bytes(b"".join(encode(e) for e in out))
 
-    body_bytes = _stream(state, front, encoded, first, events)
-    return StreamingResponse(body_bytes, media_type="text/event-stream", headers=_SSE_HEADERS)
+    body_bytes = _stream(state, front, encoded, first, events, end)
+    return EventStream(body_bytes, front.keepalive(), state.ping_every, end, _SSE_HEADERS)
 
 
 def _log_bug(state: _State, exc: Exception, where: str) -> None:
@@ -381,12 +412,15 @@ async def _stream(
     encode: Callable[[ServeEvent | None], bytes],
     first: ServeEvent,
     events: AsyncGenerator[ServeEvent, None],
+    end: Callable[[], Awaitable[None]],
 ) -> AsyncIterator[bytes]:
     """The stream's bytes; ``encode(None)`` gives what is held back once the events end."""
     try:
         yield encode(first)
-        async for chunk in _with_keepalive(events, encode, front.keepalive(), state.ping_every):
-            yield chunk
+        async for event in events:
+            chunk = encode(event)
+            if chunk:
+                yield chunk
         yield encode(None) + front.closing()
     except NehandaError as exc:
         failure = failure_for(exc, state.mask)
@@ -397,39 +431,7 @@ async def _stream(
         message = f"nehanda serve failed: {type(exc).__name__}; its log says more"
         yield front.error_event(Failure(500, "api_error", message))
     finally:
-        state.places.release()
-        # A disconnect cancels this task's scope at every await until it ends; shielded,
-        # closing the upstream request can finish.
-        with anyio.CancelScope(shield=True):
-            await events.aclose()
-
-
-async def _with_keepalive(
-    events: AsyncGenerator[ServeEvent, None],
-    encode: Callable[[ServeEvent | None], bytes],
-    keepalive: bytes,
-    every: float,
-) -> AsyncIterator[bytes]:
-    """The encoded events, and ``keepalive`` whenever none came for ``every`` seconds
-    (a long call held back in rescue mode must not look like a dead connection)."""
-    pending = asyncio.ensure_future(anext(events))
-    try:
-        while True:
-            done, _ = await asyncio.wait({pending}, timeout=every)
-            if not done:
-                yield keepalive
-                continue
-            try:
-                event = pending.result()
-            except StopAsyncIteration:
-                return
-            pending = asyncio.ensure_future(anext(events))
-            yield encode(event)
-    finally:
-        pending.cancel()
-        # The generator must be at rest before it is closed (see _stream).
-        with anyio.CancelScope(shield=True), contextlib.suppress(BaseException):
-            await pending
+        await end()
 
 
 async def _count_tokens(state: _State, request: Request, front: _Front) -> Response:
@@ -442,24 +444,21 @@ async def _count_tokens(state: _State, request: Request, front: _Front) -> Respo
 
 
 async def _models(state: _State, request: Request, front: _Front) -> Response:
-    names = list(state.config.aliases)
-    default = state.config.default
-    if default is not None and state.config.pin_model and default.model:
-        names.append(default.model)
-    elif default is not None and not names:
-        names = await list_models(default, state.environ)
-    data = [
-        {
-            "id": name,
-            "object": "model",
-            "type": "model",
-            "created": 0,
-            "created_at": "1970-01-01T00:00:00Z",
-            "owned_by": "nehanda",
-            "display_name": name,
-        }
-        for name in dict.fromkeys(names)
-    ]
-    first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
-    body = {"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last}
-    return _json(body, state.mask)
+    return _json(models_page(await served_names(state.config, state.environ)), state.mask)
+
+
+async def _model(state: _State, request: Request, front: _Front) -> Response:
+    names = await served_names(state.config, state.environ)
+    return _json(one_model(request.path_params["model_id"], names), state.mask)
+
+
+async def _forward(state: _State, request: Request, front: _Front) -> Response:
+    """``/v1/completions`` and ``/v1/embeddings``, passed through (``serve.edges``)."""
+    body = await _body(request)
+    config = state.config.route(require_model(body))
+    path = request.url.path.removeprefix("/v1")
+    state.places.take(config.base_url, config.name)
+    try:
+        return await forward(state.upstreams, config, path, body, state.mask)
+    finally:
+        state.places.give(config.base_url)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from nehanda.config.settings import (
     Flags,
     ProviderConfig,
+    ServeTable,
     Settings,
     resolve_named_provider,
 )
@@ -28,6 +29,7 @@ from nehanda.errors import ConfigError
 from nehanda.providers.discovery import NoProviderFound, find_provider
 
 ENV_VAR = "NEHANDA_SERVE_CONFIG"
+PER_UPSTREAM = ServeTable.model_fields["max_concurrency"].default
 
 
 class UnknownModel(ConfigError):
@@ -41,7 +43,8 @@ class ServeConfig:
     # --model was given: every name not in aliases goes to that model.
     pin_model: bool = False
     token_env: str | None = None
-    max_concurrency: int = 64
+    # The most requests one upstream answers at once (per worker); past it, a 429.
+    max_concurrency: int = PER_UPSTREAM
     recover_leaks: bool = True
     # Seconds of silence on a stream before a keepalive (an Anthropic ping, an SSE comment).
     ping_every: float = 10.0

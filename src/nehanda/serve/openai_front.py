@@ -5,6 +5,11 @@ written as ``chat.completion`` objects or ``chat.completion.chunk`` streams.
 whole: a delta with its id and name, then one with its arguments, the way servers
 with a tool parser send them. Usage on a stream follows ``stream_options.include_usage``
 (a last chunk with no choices), as OpenAI's API does.
+
+The legacy function calling is read as tools: ``functions`` as function tools,
+``function_call`` as ``tool_choice``, an assistant's ``function_call`` as its call and a
+``role: "function"`` message as the result of the call before it; such a request is
+answered in kind, one ``function_call`` and the finish reason ``function_call``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from nehanda.serve.wire import (
     Collected,
     arguments_object,
     choose_tools,
+    ignored,
     model_and_messages,
     optional_int,
     optional_number,
@@ -62,9 +68,15 @@ def parse_openai(body: JsonObject) -> ClientRequest:
     model, raw_messages = model_and_messages(body)
     if body.get("n") not in (None, 1):
         raise BadRequest("n must be 1: nehanda serve returns one choice")
-    messages = tuple(_message(m, f"messages[{i}]") for i, m in enumerate(raw_messages))
-    choice, named = _tool_choice(body.get("tool_choice"))
-    tools, choice = choose_tools(_tools(body.get("tools")), choice, named)
+    messages = _messages(raw_messages)
+    legacy = body.get("tools") is None and body.get("functions") is not None
+    if legacy:
+        choice, named = _tool_choice(_legacy_choice(body.get("function_call")))
+        offered = _tools([{"type": "function", "function": f} for f in _list(body, "functions")])
+    else:
+        choice, named = _tool_choice(body.get("tool_choice"))
+        offered = _tools(body.get("tools"))
+    tools, choice = choose_tools(offered, choice, named)
     options = body.get("stream_options")
     chat = ChatRequest(
         model=model,
@@ -80,10 +92,45 @@ def parse_openai(body: JsonObject) -> ClientRequest:
         stream=body.get("stream") is True,
         include_usage=isinstance(options, dict) and options.get("include_usage") is True,
         thinking=True,
-        parallel=body.get("parallel_tool_calls") is not False,
+        parallel=body.get("parallel_tool_calls") is not False and not legacy,
         passthrough={k: v for k, v in body.items() if k not in _HANDLED},
         protocol="openai",
+        legacy_functions=legacy,
     )
+
+
+def _list(body: JsonObject, key: str) -> list[Any]:
+    value = body.get(key)
+    if not isinstance(value, list):
+        raise BadRequest(f"{key} must be a list")
+    return value
+
+
+def _legacy_choice(raw: object) -> object:
+    """``function_call`` as the ``tool_choice`` it stands for."""
+    if isinstance(raw, dict) and "name" in raw:
+        return {"type": "function", "function": {"name": raw["name"]}}
+    return raw
+
+
+def _messages(raw_messages: list[Any]) -> tuple[Message, ...]:
+    """The history; a ``function`` message answers the legacy call just before it."""
+    messages: list[Message] = []
+    asked: str | None = None  # the id given to the last legacy call
+    for index, raw in enumerate(raw_messages):
+        where = f"messages[{index}]"
+        if isinstance(raw, dict) and raw.get("role") == "function":
+            call_id, asked = asked or new_call_id(), None
+            result = ToolResult(call_id, text_of(raw.get("content"), where))
+            messages.append(Message("tool", (result,)))
+            continue
+        message = _message(raw, where)
+        legacy = raw.get("function_call") if isinstance(raw, dict) else None
+        if message.role == "assistant" and legacy is not None:
+            call = _history_call({"function": legacy}, f"{where}.function_call")
+            message, asked = Message("assistant", (*message.parts, call)), call.id
+        messages.append(message)
+    return tuple(messages)
 
 
 def _message(raw: object, where: str) -> Message:
@@ -108,7 +155,7 @@ def _message(raw: object, where: str) -> Message:
             raise BadRequest(f"{where}.tool_calls must be a list")
         parts += [_history_call(call, f"{where}.tool_calls[{i}]") for i, call in enumerate(calls)]
         return Message("assistant", tuple(parts))
-    raise BadRequest(f"{where}: role must be system, developer, user, assistant or tool")
+    raise BadRequest(f"{where}: role must be system, developer, user, assistant, tool or function")
 
 
 def _history_call(raw: object, where: str) -> ToolUse:
@@ -129,6 +176,9 @@ def _tools(raw: object) -> tuple[ToolSpec, ...]:
     specs = []
     for index, entry in enumerate(raw):
         tool = require_dict(entry, f"tools[{index}]")
+        if tool.get("type", "function") != "function":
+            ignored(f"tools[].type {tool.get('type')!r}")  # a tool serve cannot offer
+            continue
         function = require_dict(tool.get("function"), f"tools[{index}].function")
         name = function.get("name")
         if not isinstance(name, str) or not name:
@@ -157,11 +207,12 @@ def _tool_choice(raw: object) -> tuple[ToolChoice | None, str | None]:
 class OpenAIChunks:
     """Events in, ``chat.completion.chunk`` objects out; one per response."""
 
-    def __init__(self, model: str, *, include_usage: bool) -> None:
+    def __init__(self, model: str, *, include_usage: bool, legacy: bool = False) -> None:
         self.id = "chatcmpl-" + new_call_id()[5:]
         self.model = model
         self.created = int(time.time())
         self.include_usage = include_usage
+        self.legacy = legacy
         self._started = False
 
     def handle(self, event: ServeEvent) -> list[JsonObject]:
@@ -171,6 +222,10 @@ class OpenAIChunks:
             chunks.append(self._chunk({"content": event.text}))
         elif isinstance(event, ReasoningDelta) and event.text:
             chunks.append(self._chunk({"reasoning_content": event.text}))
+        elif isinstance(event, CallOut) and self.legacy:
+            named = {"name": event.name, "arguments": ""}
+            chunks.append(self._chunk({"function_call": named}))
+            chunks.append(self._chunk({"function_call": {"arguments": event.arguments}}))
         elif isinstance(event, CallOut):
             opening = {"index": event.index, "id": event.id, "type": "function"}
             opening["function"] = {"name": event.name, "arguments": ""}
@@ -178,7 +233,7 @@ class OpenAIChunks:
             fragment = {"index": event.index, "function": {"arguments": event.arguments}}
             chunks.append(self._chunk({"tool_calls": [fragment]}))
         elif isinstance(event, MessageEnd):
-            chunks.append(self._chunk({}, FINISH_REASONS[event.stop_reason]))
+            chunks.append(self._chunk({}, finish_reason(event.stop_reason, self.legacy)))
             if self.include_usage:
                 chunks.append({**self._chunk({}), "choices": [], "usage": usage(event.usage)})
         return chunks
@@ -193,12 +248,20 @@ class OpenAIChunks:
         }
 
 
-def completion(reply: Collected, model: str) -> JsonObject:
+def finish_reason(stop: StopReason, legacy: bool) -> str:
+    reason = FINISH_REASONS[stop]
+    return "function_call" if legacy and reason == "tool_calls" else reason
+
+
+def completion(reply: Collected, model: str, *, legacy: bool = False) -> JsonObject:
     """The non-streaming ``chat.completion`` object."""
     message: dict[str, Any] = {"role": "assistant", "content": "".join(reply.text) or None}
     if reply.reasoning:
         message["reasoning_content"] = "".join(reply.reasoning)
-    if reply.calls:
+    if reply.calls and legacy:
+        call = reply.calls[0]
+        message["function_call"] = {"name": call.name, "arguments": call.arguments}
+    elif reply.calls:
         message["tool_calls"] = [
             {
                 "id": call.id,
@@ -213,7 +276,11 @@ def completion(reply: Collected, model: str) -> JsonObject:
         "created": int(time.time()),
         "model": model,
         "choices": [
-            {"index": 0, "message": message, "finish_reason": FINISH_REASONS[reply.stop_reason]}
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": finish_reason(reply.stop_reason, legacy),
+            }
         ],
         "usage": usage(reply.usage),
     }

@@ -10,7 +10,9 @@ reply fit for a client that runs the calls itself:
   prose (the calls themselves come from ``ToolCalling``'s leak recovery);
 - ``tool_choice: "required"`` in rescue mode: everything is held back until a call
   appears or the reply ends, and a reply without a call is asked for once more;
-- ``parallel`` false: the first call only.
+- ``parallel`` false: the first call only;
+- the whitespace that ends the prose just before a call (the line break before its
+  markup) is dropped: text's trailing whitespace waits for the text after it.
 """
 
 from __future__ import annotations
@@ -104,15 +106,16 @@ class ReplyState:
         self._cut: list[tuple[int, ToolUse]] = []
         self._fragments: dict[int, list[str]] = {}
         self._calls = 0
+        self._space = ""  # the text's trailing whitespace, not yet sent
 
     def handle(self, event: StreamEvent) -> list[ServeEvent]:
         if isinstance(event, TextDelta | ReasoningDelta):
-            return self._out(self._prose(event))
+            return self._out(self._spaced(self._prose(event)))
         if isinstance(event, ToolUseArgsDelta):
             self._fragments.setdefault(event.index, []).append(event.fragment)
             return []
         if isinstance(event, ToolUseEnd):
-            out = self._out(self._flush_filter())
+            out = self._out(self._spaced(self._flush_filter()))
             if may_be_cut(event.tool_use):
                 self._cut.append((event.index, event.tool_use))
                 return out
@@ -143,15 +146,32 @@ class ReplyState:
         else:
             arguments = "".join(self._fragments.get(index, ())) or "{}"
         self._calls += 1
+        self._space = ""
         self.hold = False
         released, self._held = self._held, []
         return [*released, CallOut(self._calls - 1, use.id, use.name, arguments)]
 
+    def _spaced(self, events: list[ServeEvent]) -> list[ServeEvent]:
+        """``events`` with the text's trailing whitespace held back until more text."""
+        out: list[ServeEvent] = []
+        for event in events:
+            if isinstance(event, TextDelta):
+                text = self._space + event.text
+                kept = text.rstrip()
+                self._space = text[len(kept) :]
+                if not kept:
+                    continue
+                event = TextDelta(kept)
+            out.append(event)
+        return out
+
     def _finish(self, end: MessageEnd) -> list[ServeEvent]:
-        out = self._out(self._flush_filter())
+        out = self._out(self._spaced(self._flush_filter()))
         if end.stop_reason != "max_tokens":
             for index, use in self._cut:
                 out += self._call(index, use)
+        space, self._space = self._space, ""
+        out += self._out([TextDelta(space)] if space else [])
         self.end = end
         if self.hold and not self._calls and self.retry:
             self.wants_retry = True

@@ -44,7 +44,7 @@ class Upstreams:
         async with self._lock:
             if key in self._callings:
                 return self._callings[key]
-            adapter = self._adapter(config)
+            adapter = self.adapter(config)
             capabilities = await adapter.capabilities(config.model or "")
             decision = choose_mode(config, capabilities, self.support)
             calling = ToolCalling(adapter, decision.mode, recover_leaks=self.recover_leaks)
@@ -54,7 +54,7 @@ class Upstreams:
     def remember_refusal(self, config: ProviderConfig, reason: str) -> None:
         self.support.remember_refusal(config, reason)
 
-    def _adapter(self, config: ProviderConfig) -> Provider:
+    def adapter(self, config: ProviderConfig) -> Provider:
         key = f"{config.name} {config.base_url}"
         if key not in self._adapters:
             self._adapters[key] = create_provider(config, self.environ)

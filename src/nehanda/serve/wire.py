@@ -3,12 +3,15 @@
 ``ClientRequest`` is a client's request read into the provider layer's ``ChatRequest``
 plus what only the front needs (streaming, usage on streams, thinking, parallel calls).
 A named ``tool_choice`` becomes a request that offers that one tool and requires a call.
-``Collected`` gathers a reply's events for the non-streaming answers.
+``Collected`` gathers a reply's events for the non-streaming answers. A field or tool
+serve does not read is ignored, never refused, and named once in the debug log
+(``ignored``).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -18,6 +21,9 @@ from nehanda.providers import bounded_json
 from nehanda.providers.base import ChatRequest, ToolChoice
 from nehanda.serve.turn import CallOut, ServeEvent
 from nehanda.types import JsonObject, ToolSpec, Usage
+
+log = logging.getLogger("nehanda.serve")
+_IGNORED: set[str] = set()
 
 
 class BadRequest(ValueError):
@@ -34,6 +40,8 @@ class ClientRequest:
     # The client's own fields the upstream may take, by the wire API they belong to.
     passthrough: Mapping[str, Any] = field(default_factory=dict)
     protocol: str = "openai"
+    # The request used the legacy ``functions``: answer with a ``function_call``.
+    legacy_functions: bool = False
 
 
 def choose_tools(
@@ -57,7 +65,16 @@ def for_upstream(request: ClientRequest, upstream_protocol: str, model: str) -> 
         extra = {k: v for k, v in request.passthrough.items() if k == "top_p"}
     if upstream_protocol == "ollama":
         extra = {}
+    for key in request.passthrough.keys() - extra.keys():
+        ignored(f"{key} (for a {upstream_protocol} upstream)")
     return replace(request.chat, model=model, extra=extra)
+
+
+def ignored(what: str) -> None:
+    """Says at debug level, once per process, that serve ignored ``what``."""
+    if what not in _IGNORED:
+        _IGNORED.add(what)
+        log.debug("nehanda serve ignores %s", what)
 
 
 def arguments_object(raw: object, where: str) -> JsonObject:
