@@ -47,4 +47,5 @@ def load() -> list[Case]:
 
 def threads() -> list[dict[str, Any]]:
     """Each file's ``thread`` table."""
-    return [json.loads(p.read_text(encoding="utf-8"))["thread"] for p in sorted(THREADS.glob("*.json"))]
+    files = sorted(THREADS.glob("*.json"))
+    return [json.loads(path.read_text(encoding="utf-8"))["thread"] for path in files]

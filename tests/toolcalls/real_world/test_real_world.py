@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from corpus import Case, load, threads
 from nehanda.toolcalls.parse import ParseResult, collect, parse_tool_calls
+from toolcalls.real_world.corpus import Case, load, threads
 from toolcalls.toolcall_render import feed_in_pieces, summary
 
 CASES = load()

@@ -46,7 +46,8 @@ _DSML = bars.barred("DSML")
 _INVOKE = re.compile(r"<" + _DSML + r"invoke\s+name=\"([^\"<>]{1,200})\"\s*>")
 _INVOKE_END = re.compile(r"</(?:" + _DSML + r")?invoke>")
 _PARAM = re.compile(
-    r"<(?:" + _DSML + r")?parameter\s+name=\"([^\"<>]{1,200})\"(?:\s+string=\"([^\"<>]{0,16})\")?\s*>"
+    r"<(?:" + _DSML + r")?parameter\s+name=\"([^\"<>]{1,200})\""
+    r"(?:\s+string=\"([^\"<>]{0,16})\")?\s*>"
 )
 _PARAM_END = re.compile(r"</(?:" + _DSML + r")?parameter>")
 _WRAPPER_END = re.compile(r"\s*</" + _DSML + r"(?:function_calls|tool_calls)>")
@@ -177,8 +178,8 @@ _CANONICAL = (
     ),
 )
 _ANY_SPELLING = tuple(
-    Section("deepseek_dsml_any", opener, (), _read_to_end(opener), head=_ANY_HEAD, refuse=_ANY_REFUSE)
-    for opener in bars.openers()
+    Section("deepseek_dsml_any", op, (), _read_to_end(op), head=_ANY_HEAD, refuse=_ANY_REFUSE)
+    for op in bars.openers()
 )
 
 FAMILY = Family(key="dsml", source=SOURCE, sections=(*_CANONICAL, *_ANY_SPELLING))
