@@ -58,6 +58,10 @@ class Host(Protocol):
     def reasoning_closers(self) -> tuple[str, ...]:
         """The words that end a reasoning section."""
 
+    @property
+    def call_delimiters(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The closers and the openers of delimited JSON blocks."""
+
     def announce(self, name: str) -> int | None:
         """Emit ToolUseStart for ``name`` now if that is safe; its index, or None."""
 
@@ -92,6 +96,8 @@ class Block:
         self.unclosed = False
         self.fence_after = False
         self.leftover = ""
+        self.spoils_next = False
+        self.unknown_only = False
         self.name: str | None = None
         self.index: int | None = None
         self.chunks: list[str] = []
@@ -271,6 +277,10 @@ class Block:
             calls = calls_in(value, self.host.known, name=self.name, loose=not weak)
             if calls is not None and (not weak or _names_a_known_tool(calls)):
                 self._add(calls)
+            elif calls is not None and self.dialect is BARE:
+                # Prose, unless an orphan closer and the next call's opener follow it.
+                self._add(calls)
+                self.unknown_only = True
             elif weak:
                 self._reject_weak()
             else:
@@ -416,6 +426,8 @@ class Block:
         stops = self._stops()
         if stops and buf.startswith(stops, at):
             self.raw.append(buf[pos:at])
+            if self.unknown_only:
+                return self._reject(at)
             self._done()
             return at  # the scanner reads the closer
         if at < len(buf) and buf[at] == ";":
@@ -429,12 +441,41 @@ class Block:
                 self.raw.append(buf[pos:nxt])
                 self.phase = _VALUE
                 return nxt
+        if at < len(buf) and self.found:
+            # Right before the next call's opener: this call's opener was eaten. Only a
+            # readable call to a known tool runs; else neither does (the next is spoilt).
+            clean = all(f.problem is None for f in self.found)
+            nxt = self._before_opener(buf, at, final, closer_required=not clean)
+            if nxt is None:
+                return pos
+            if nxt >= 0:
+                self.spoils_next = not clean
+                self.raw.append(buf[pos:nxt])
+                self._done()
+                return nxt
         self.raw.append(buf[pos:at])
-        if at < len(buf):
+        if at < len(buf) or (final and self.unknown_only):
             return self._reject(at)
         if final:
             self._done()
         return at
+
+    def _before_opener(self, buf: str, i: int, final: bool, *, closer_required: bool) -> int | None:
+        """Where a block opener starts at ``i``, past one orphan closer and blanks: its
+        index, -1 if none does, None while the text so far may still become one."""
+        closers, openers = self.host.call_delimiters
+        closer = next((c for c in closers if buf.startswith(c, i)), None)
+        if closer is not None:
+            i = _WS.match(buf, i + len(closer)).end()  # type: ignore[union-attr]
+        elif not final and prelude.partial_literal(buf, i, closers):
+            return None
+        elif closer_required:
+            return -1
+        if any(buf.startswith(opener, i) for opener in openers):
+            return i
+        if not final and prelude.partial_literal(buf, i, openers):
+            return None
+        return -1
 
     def _after_line(self, buf: str, pos: int, final: bool) -> int:
         """A value alone on its line: only blanks may follow it before the line ends."""
