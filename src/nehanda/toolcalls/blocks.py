@@ -291,6 +291,8 @@ class Block:
         if weak and (name is None or (known is not None and name not in known)):
             self._reject_weak()
             return
+        if not weak and self._unwrapped(text):
+            return
         if value.kind != "duplicate_key" and value.repairable and self.dialect.repair:
             fixed = repair(text)
             if isinstance(fixed, Repaired):
@@ -304,6 +306,23 @@ class Block:
             else:
                 value = fixed
         self._add([failure_found(name, value)])
+
+    def _unwrapped(self, text: str) -> bool:
+        """A call inside one extra pair of braces (``{{"name": ...}}}``), in a delimited
+        block: the inner object is the call."""
+        outer = text.strip()
+        inner = outer[1:-1].strip()
+        if not (outer.startswith("{{") and inner.startswith("{") and inner.endswith("}")):
+            return False
+        value = decode(inner)
+        calls = calls_in(value, self.host.known, name=self.name, loose=True)
+        if isinstance(value, Failure) or not calls:
+            return False
+        for call in calls:
+            if call.problem is None:
+                call.repaired = ("an extra pair of braces",)
+        self._add(calls)
+        return True
 
     def _add(self, calls: list[Found]) -> None:
         if self.index is not None:

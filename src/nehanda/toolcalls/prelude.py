@@ -49,7 +49,8 @@ _PARTIAL_FENCE = re.compile(r"`{1,2}\Z|```[A-Za-z0-9_]{0,32}[ \t]{0,8}\r?\Z")
 _LONGEST = 48
 # A value must look like one from its first characters: prose such as "[TOOL_CALL]
 # [see below]" is a mention, not a block with broken JSON.
-STRONG_GATE = re.compile(r"\{\s*[\"'}]|\[\s*\{")
+# ``{{"`` too: a call inside one extra pair of braces (read by ``blocks``'s repair).
+STRONG_GATE = re.compile(r"\{\s*[\"'}]|\[\s*\{|\{\{\s*\"")
 WEAK_GATE = re.compile(r"\{\s*\"|\[\s*\{\s*\"")
 _GATE_PARTIAL = re.compile(r"\{\s*\Z|\[\s*\Z|\[\s*\{\s*\Z")
 

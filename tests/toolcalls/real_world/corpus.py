@@ -1,6 +1,7 @@
 """The real-world corpus: model outputs quoted in public bug reports, one file per thread.
 
-Each file under ``threads/`` cites its thread (repository, number, URL) and lists the
+Each file under ``threads/`` cites its thread (repository, number, URL; a recorded output
+kept in a repository's file cites the file instead) and lists the
 tools the model was offered (names and minimal schemas) and its cases: the text, where
 it comes from (``verbatim``, or how it was reconstructed or derived from the thread),
 and the calls a careful reader would see in it, an empty list meaning no call.
@@ -34,7 +35,8 @@ class Case:
 
 def _cases_of(path: Path) -> Iterator[Case]:
     data = json.loads(path.read_text(encoding="utf-8"))
-    thread = f"{data['thread']['repo']}#{data['thread']['number']}"
+    source = data["thread"]
+    thread = f"{source['repo']}#{source['number']}" if source["number"] else source["url"]
     for case in data["cases"]:
         calls = [(call["name"], call["arguments"]) for call in case["calls"]]
         yield Case(thread, case["id"], case["text"], data["tools"], calls)
