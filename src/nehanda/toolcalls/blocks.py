@@ -449,8 +449,10 @@ class Block:
                 return self._reject(at)
             self._done()
             return at  # the scanner reads the closer
-        if at < len(buf) and buf[at] == ";":
-            nxt = _WS.match(buf, at + 1).end()  # type: ignore[union-attr]
+        # Llama 3's ``{...}; {...}``, or calls one after another (ollama-ai-provider#11).
+        after_call = self.found and all(f.problem is None for f in self.found)
+        if at < len(buf) and (buf[at] == ";" or (buf[at] == "{" and after_call)):
+            nxt = _WS.match(buf, at + (buf[at] == ";")).end()  # type: ignore[union-attr]
             if nxt >= len(buf) and not final:
                 return pos
             ok = prelude.gate(buf, nxt, final, prelude.WEAK_GATE)

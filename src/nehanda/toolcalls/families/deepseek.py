@@ -61,6 +61,9 @@ def json_call(
     if not stripped:
         return checked(name, {}, known) if closed else truncated(name)
     value = decode(stripped)
+    if isinstance(value, str):  # the object written as a JSON string (MoonshotAI/Kimi-K2#26)
+        inner = decode(value)
+        value = inner if isinstance(inner, dict) else value
     if not isinstance(value, Failure):
         if isinstance(value, dict):
             return checked(name, value, known)
