@@ -41,6 +41,8 @@ _SNIFF_CHARS = 600
 # One token at a time: a closer may be among these tags, and closers are checked first.
 _STRONG_SKIP = re.compile(r"\s+|</(?:tool_call|tool_calls|arguments|function_call)>|```|[,;}\]]")
 _WEAK_SKIP = re.compile(r"\s+")
+# A fence may hold the call's own tags around its JSON.
+_FENCE_SKIP = re.compile(r"\s+|</(?:tool_call|function_call)>")
 _AFTER_LITERALS = ("</tool_call>", "</tool_calls>", "</arguments>", "</function_call>", "```")
 _WS = re.compile(r"\s*")
 _BLANKS = re.compile(r"[ \t]*")
@@ -389,7 +391,13 @@ class Block:
         if self.dialect.alone:
             return self._after_line(buf, pos, final)
         i, n = pos, len(buf)
-        skip = _WEAK_SKIP if self.dialect.weak else _STRONG_SKIP
+        skip = (
+            _STRONG_SKIP
+            if not self.dialect.weak
+            else _FENCE_SKIP
+            if self.dialect is FENCE
+            else _WEAK_SKIP
+        )
         while i - pos <= _AFTER_LIMIT:
             if i >= n:
                 if final:

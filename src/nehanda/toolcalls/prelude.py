@@ -44,6 +44,8 @@ _LITERALS = (
     "<｜tool▁sep｜>",
     "<function=",
 )
+_FENCED_TAGS = ("<tool_call>", "<function_call>")
+_FENCED_TAG = re.compile(r"(?:<tool_call>|<function_call>)\s*")
 _PARTIAL_FENCE = re.compile(r"`{1,2}\Z|```[A-Za-z0-9_]{0,32}[ \t]{0,8}\r?\Z")
 # No literal, closer or fence line the callers pass is longer than this.
 _LONGEST = 48
@@ -201,7 +203,9 @@ def fence_start(buf: str, pos: int, final: bool) -> int | str:
     if m.group(1).strip().lower() not in JSON_FENCE_LANGS:
         return REJECT
     at = _SPACE.match(buf, m.end()).end()  # type: ignore[union-attr]
-    if at >= len(buf):
+    tag = _FENCED_TAG.match(buf, at)  # a call tag inside the fence (mlx-omni-server#4)
+    at = tag.end() if tag else at
+    if at >= len(buf) or (not final and partial_literal(buf, at, _FENCED_TAGS)):
         return NEED if not final and at - pos <= LIMIT else REJECT
     ok = gate(buf, at, final, STRONG_GATE)
     if ok is None:
