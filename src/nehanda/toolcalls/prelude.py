@@ -54,7 +54,7 @@ _LONGEST = 48
 # ``{{"`` too: a call inside one extra pair of braces (read by ``blocks``'s repair).
 STRONG_GATE = re.compile(r"\{\s*[\"'}]|\[\s*\{|\{\{\s*\"")
 WEAK_GATE = re.compile(r"\{\s*\"|\[\s*\{\s*\"")
-_GATE_PARTIAL = re.compile(r"\{\s*\Z|\[\s*\Z|\[\s*\{\s*\Z")
+_GATE_PARTIAL = re.compile(r"\{\s*\Z|\[\s*\Z|\[\s*\{\s*\Z|\{\{\s*\Z")
 
 NEED = "need"
 REJECT = "reject"
@@ -203,9 +203,12 @@ def fence_start(buf: str, pos: int, final: bool) -> int | str:
     if m.group(1).strip().lower() not in JSON_FENCE_LANGS:
         return REJECT
     at = _SPACE.match(buf, m.end()).end()  # type: ignore[union-attr]
-    tag = _FENCED_TAG.match(buf, at)  # a call tag inside the fence (mlx-omni-server#4)
-    at = tag.end() if tag else at
-    if at >= len(buf) or (not final and partial_literal(buf, at, _FENCED_TAGS)):
+    if buf.startswith("<", at):  # a call tag inside the fence (mlx-omni-server#4)
+        tag = _FENCED_TAG.match(buf, at)
+        if tag is None and not final and partial_literal(buf, at, _FENCED_TAGS):
+            return NEED
+        at = tag.end() if tag else at
+    if at >= len(buf):
         return NEED if not final and at - pos <= LIMIT else REJECT
     ok = gate(buf, at, final, STRONG_GATE)
     if ok is None:
