@@ -283,3 +283,41 @@ def test_in_rescue_mode_the_rescue_prompt_is_counted_and_the_task_fits(
     system = bodies[0]["messages"][0]["content"]
     # The compact tier: the format once, and one example call for all seven tools.
     assert system.count("[TOOL_CALL]") == 2 and "## Grep" in system
+
+
+def vllm_write(path: str, content: str) -> bytes:
+    """The recorded vLLM call turned into a Write of ``content`` (ASCII, no escapes)."""
+    body = fixture_body("e2e_vllm_read_readme.sse").replace(b'"name":"Read"', b'"name":"Write"')
+    tail = f'{path}\\", \\"content\\": \\"{content}\\"}}'.encode()
+    return body.replace(b'README.md\\"}', tail)
+
+
+def test_a_two_megabyte_write_in_the_history_is_sent_as_a_note_and_the_next_request_fits(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """The model's own Write of a 2 MB file once made every later request overflow: the
+    call stayed whole in the history, and compaction (which keeps the last turn) claimed
+    a conversation that grew. Its content goes to the server as a note instead."""
+    content = "0123456789abcdef" * (2 * 1024 * 1024 // 16)
+    models = {"object": "list", "data": [{"id": "q", "object": "model", "max_model_len": 32768}]}
+    server.route("GET", "/v1/models", Reply(200, json.dumps(models).encode(), JSON))
+    replies = iter([vllm_write("data.txt", content), vllm_text("Wrote data.txt.")])
+    server.responder = lambda received: (
+        Reply(200, next(replies), SSE) if received.path == "/v1/chat/completions" else None
+    )
+    done = nehanda(
+        "run", "Write 2 MB of hex digits to data.txt", "--provider", "vllm", "--base-url",
+        server.base_url, "--model", "q", "--output", "json", "--yes", cwd=workspace,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == "Wrote data.txt."
+    assert (workspace / "data.txt").read_text() == content
+    _, second = chat_bodies(server)
+    (call,) = second["messages"][-2]["tool_calls"]
+    arguments = json.loads(call["function"]["arguments"])
+    assert arguments == {
+        "file_path": "data.txt",
+        "content": "[content of 2.0 MB written to data.txt]",
+    }
+    assert fixed_rule_tokens(second) <= 32768
+    assert "context compacted" not in done.stderr

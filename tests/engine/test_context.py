@@ -15,7 +15,7 @@ from nehanda.engine.compaction import SUMMARY_HEADER, ContextFull, Conversation,
 from nehanda.engine.context import Budget, ContextKeeper, TokenCounter, cut_middle
 from nehanda.errors import ProviderStatusError
 from nehanda.events import Compacted
-from nehanda.types import Message, TextPart, ToolResult, ToolSpec, ToolUse
+from nehanda.types import Message, TextPart, ToolFacts, ToolResult, ToolSpec, ToolUse
 
 TOOLS = (ToolSpec("Read", "Reads a file.", {"type": "object", "properties": {}}),)
 
@@ -173,6 +173,46 @@ def test_what_cannot_fit_stops_with_what_would() -> None:
     with pytest.raises(ContextFull, match=r"tool definitions alone take \d+,\d\d\d"):
         asyncio.run(go())
     assert provider.requests == []
+
+
+def test_a_compaction_that_would_not_shrink_the_request_is_neither_made_nor_reported() -> None:
+    """What overflows sits in the turn compaction keeps (a huge prompt): replacing the
+    small turns before it by a summary would make the request larger, not smaller."""
+    messages = [*transcript([(1, 10)] * 3), Message.text_message("user", "y" * 60_000)]
+    before = list(messages)
+    with pytest.raises(ContextFull, match="the next request needs about"):
+        compact(messages, "## Goal\n" + "a long summary " * 40, keeper())
+    assert messages == before
+
+
+WRITE = ToolSpec(
+    "Write",
+    "Writes a file.",
+    {"type": "object", "properties": {}},
+    facts=ToolFacts(kind="edit", path_argument="file_path"),
+)
+
+
+def test_a_huge_call_in_the_history_is_sent_as_a_note_naming_its_path() -> None:
+    k = keeper(32768)
+    content = "z" * (2 * 1024 * 1024)
+    write = ToolUse("w1", "Write", {"file_path": "data.txt", "content": content})
+    messages = [
+        Message.text_message("user", "write it"),
+        Message("assistant", (write,)),
+        Message("tool", (ToolResult("w1", "Wrote data.txt"),)),
+    ]
+    sent = k.request("m", messages, (WRITE,), "auto").messages
+    (use,) = sent[1].tool_uses
+    assert use.input == {
+        "file_path": "data.txt",
+        "content": "[content of 2.0 MB written to data.txt]",
+    }
+    assert messages[1].tool_uses[0].input["content"] == content  # the transcript keeps it
+    assert k.count(k.request("m", messages, (WRITE,), "auto")).total < k.budget.limit
+    # A tool whose facts name no path: the note says where the content was.
+    (other,) = k.view(messages)[1].tool_uses
+    assert other.input["content"] == "[content of 2.0 MB in this call]"
 
 
 def test_auto_compact_off_does_not_compact() -> None:

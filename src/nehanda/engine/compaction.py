@@ -68,7 +68,7 @@ def split_point(convo: Conversation, keeper: ContextKeeper, room: int) -> int | 
     last turn; ``None`` when there is nothing older to replace."""
     head = next((i for i, m in enumerate(convo.messages) if m.role != "system"), 0)
     starts = units(convo.messages, head)
-    view = keeper.view(convo.messages)
+    view = keeper.view(convo.messages, convo.tools)
     split = len(convo.messages)
     for start in reversed(starts):
         if split < len(convo.messages) and keeper.counter.messages(view[start:]) > room:
@@ -91,14 +91,18 @@ async def keep_within(
     room = 0 if force else max((budget.limit - fixed) // 2 - budget.summary_tokens, 0)
     split = split_point(convo, keeper, room)
     if split is not None:
-        yield await _compact(convo, keeper, split, count.total, focus)
+        compacted = await _compact(convo, keeper, split, count.total, focus)
+        if compacted is not None:
+            yield compacted
     after = keeper.count(convo.request(keeper))
     _check_fits(after.total, fixed, keeper)
 
 
 async def _compact(
     convo: Conversation, keeper: ContextKeeper, split: int, before: int, focus: str
-) -> Compacted:
+) -> Compacted | None:
+    """The older messages replaced by their summary; None, and the conversation left as it
+    was, when that would not make the request smaller (what overflows is in the turns kept)."""
     head = next((i for i, m in enumerate(convo.messages) if m.role != "system"), 0)
     older = convo.messages[head:split]
     problem = None
@@ -110,8 +114,11 @@ async def _compact(
         text, problem = digest(older, keeper), "the model's summary was empty"
     summary = Message.text_message("user", SUMMARY_HEADER + text.strip())
     convo.messages[head:split] = [summary]
-    keeper.counter.forget(convo.messages)
     after = keeper.count(convo.request(keeper)).total
+    if after >= before:
+        convo.messages[head : head + 1] = older
+        return None
+    keeper.counter.forget(convo.messages)
     kept = len(convo.messages) - head - 1
     return Compacted(len(older), kept, before, after, keeper.window, summary, problem)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from nehanda.providers.base import ChatRequest, ToolChoice
@@ -127,6 +127,45 @@ def cut_middle(text: str, most: int, what: str = "this result") -> str:
     return head + note + tail
 
 
+def size_text(count: int) -> str:
+    """A byte count as people read it: ``512 bytes``, ``3.4 KB``, ``2.0 MB``."""
+    if count < 1024:
+        return f"{count} bytes"
+    if count < 1024 * 1024:
+        return f"{count / 1024:.1f} KB"
+    return f"{count / (1024 * 1024):.1f} MB"
+
+
+def trim_call(use: ToolUse, most: int, paths: Mapping[str, str]) -> ToolUse:
+    """A call whose arguments take more than ``most`` characters, its long strings
+    replaced by what they were: ``[content of 2.0 MB written to data.txt]``, the path
+    read from the argument the tool's facts name (``paths``: tool name to that key)."""
+    if len(json.dumps(use.input)) <= most:
+        return use
+    key = paths.get(use.name)
+    path = use.input.get(key) if key is not None else None
+    where = f"written to {path}" if isinstance(path, str) and len(path) < 400 else "in this call"
+    longest = max(most // 8, 400)
+    args = {
+        name: f"[content of {size_text(len(value.encode()))} {where}]"
+        if isinstance(value, str) and len(value) > longest
+        else value
+        for name, value in use.input.items()
+    }
+    return replace(use, input=args)
+
+
+def trim_message(message: Message, most: int, paths: Mapping[str, str]) -> Message:
+    """``message`` as sent: its results and its calls' arguments within ``most``."""
+    trimmed = trim_results(message, most)
+    if not trimmed.tool_uses:
+        return trimmed
+    parts = tuple(trim_call(p, most, paths) if isinstance(p, ToolUse) else p for p in trimmed.parts)
+    if all(new is old for new, old in zip(parts, trimmed.parts, strict=True)):
+        return trimmed
+    return Message(trimmed.role, parts)
+
+
 def trim_results(message: Message, most: int) -> Message:
     if not any(isinstance(p, ToolResult) and len(p.content) > most for p in message.parts):
         return message
@@ -161,7 +200,9 @@ class ContextKeeper:
     auto_compact: bool = True
     on_learned: Callable[[int], None] | None = None
     last: RequestCount | None = None
-    _views: tuple[int, Prefix[Message, Message]] | None = field(default=None, repr=False)
+    _views: tuple[tuple[int, tuple[tuple[str, str], ...]], Prefix[Message, Message]] | None = field(
+        default=None, repr=False
+    )
     _sizes: Prefix[Message, int] | None = field(default=None, repr=False)
     _compact: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] = field(
         default=((), ()), repr=False
@@ -205,17 +246,22 @@ class ContextKeeper:
             tools = self._compact[1]
         return ChatRequest(
             model,
-            self.view(messages),
+            self.view(messages, tools),
             tools,
             tool_choice if tools else None,
             small_window=small,
         )
 
-    def view(self, messages: Sequence[Message]) -> tuple[Message, ...]:
-        """The messages as sent: every tool result within ``max_result_tokens``."""
+    def view(
+        self, messages: Sequence[Message], tools: tuple[ToolSpec, ...] = ()
+    ) -> tuple[Message, ...]:
+        """The messages as sent: every tool result, and every call's arguments (a Write
+        of a large file, say), within ``max_result_tokens``."""
         most = int(self.max_result_tokens * self.counter.chars_per_token)
-        if self._views is None or self._views[0] != most:
-            self._views = (most, Prefix(lambda message: trim_results(message, most)))
+        paths = {t.name: t.facts.path_argument for t in tools if t.facts.path_argument}
+        key = (most, tuple(sorted(paths.items())))
+        if self._views is None or self._views[0] != key:
+            self._views = (key, Prefix(lambda message: trim_message(message, most, paths)))
         return tuple(self._views[1].map(messages))
 
     def observe(self, usage: Usage) -> None:

@@ -41,6 +41,8 @@ _SNIFF_CHARS = 600
 # One token at a time: a closer may be among these tags, and closers are checked first.
 _STRONG_SKIP = re.compile(r"\s+|</(?:tool_call|tool_calls|arguments|function_call)>|```|[,;}\]]")
 _WEAK_SKIP = re.compile(r"\s+")
+# A fence may hold the call's own tags around its JSON.
+_FENCE_SKIP = re.compile(r"\s+|</(?:tool_call|function_call)>")
 _AFTER_LITERALS = ("</tool_call>", "</tool_calls>", "</arguments>", "</function_call>", "```")
 _WS = re.compile(r"\s*")
 _BLANKS = re.compile(r"[ \t]*")
@@ -57,6 +59,10 @@ class Host(Protocol):
     @property
     def reasoning_closers(self) -> tuple[str, ...]:
         """The words that end a reasoning section."""
+
+    @property
+    def call_delimiters(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The closers and the openers of delimited JSON blocks."""
 
     def announce(self, name: str) -> int | None:
         """Emit ToolUseStart for ``name`` now if that is safe; its index, or None."""
@@ -92,6 +98,8 @@ class Block:
         self.unclosed = False
         self.fence_after = False
         self.leftover = ""
+        self.spoils_next = False
+        self.unknown_only = False
         self.name: str | None = None
         self.index: int | None = None
         self.chunks: list[str] = []
@@ -271,6 +279,10 @@ class Block:
             calls = calls_in(value, self.host.known, name=self.name, loose=not weak)
             if calls is not None and (not weak or _names_a_known_tool(calls)):
                 self._add(calls)
+            elif calls is not None and self.dialect is BARE:
+                # Prose, unless an orphan closer and the next call's opener follow it.
+                self._add(calls)
+                self.unknown_only = True
             elif weak:
                 self._reject_weak()
             else:
@@ -280,6 +292,8 @@ class Block:
         known = self.host.known
         if weak and (name is None or (known is not None and name not in known)):
             self._reject_weak()
+            return
+        if not weak and self._unwrapped(text):
             return
         if value.kind != "duplicate_key" and value.repairable and self.dialect.repair:
             fixed = repair(text)
@@ -294,6 +308,23 @@ class Block:
             else:
                 value = fixed
         self._add([failure_found(name, value)])
+
+    def _unwrapped(self, text: str) -> bool:
+        """A call inside one extra pair of braces (``{{"name": ...}}}``), in a delimited
+        block: the inner object is the call."""
+        outer = text.strip()
+        inner = outer[1:-1].strip()
+        if not (outer.startswith("{{") and inner.startswith("{") and inner.endswith("}")):
+            return False
+        value = decode(inner)
+        calls = calls_in(value, self.host.known, name=self.name, loose=True)
+        if isinstance(value, Failure) or not calls:
+            return False
+        for call in calls:
+            if call.problem is None:
+                call.repaired = ("an extra pair of braces",)
+        self._add(calls)
+        return True
 
     def _add(self, calls: list[Found]) -> None:
         if self.index is not None:
@@ -360,7 +391,13 @@ class Block:
         if self.dialect.alone:
             return self._after_line(buf, pos, final)
         i, n = pos, len(buf)
-        skip = _WEAK_SKIP if self.dialect.weak else _STRONG_SKIP
+        skip = (
+            _STRONG_SKIP
+            if not self.dialect.weak
+            else _FENCE_SKIP
+            if self.dialect is FENCE
+            else _WEAK_SKIP
+        )
         while i - pos <= _AFTER_LIMIT:
             if i >= n:
                 if final:
@@ -416,10 +453,14 @@ class Block:
         stops = self._stops()
         if stops and buf.startswith(stops, at):
             self.raw.append(buf[pos:at])
+            if self.unknown_only:
+                return self._reject(at)
             self._done()
             return at  # the scanner reads the closer
-        if at < len(buf) and buf[at] == ";":
-            nxt = _WS.match(buf, at + 1).end()  # type: ignore[union-attr]
+        # Llama 3's ``{...}; {...}``, or calls one after another (ollama-ai-provider#11).
+        after_call = self.found and all(f.problem is None for f in self.found)
+        if at < len(buf) and (buf[at] == ";" or (buf[at] == "{" and after_call)):
+            nxt = _WS.match(buf, at + (buf[at] == ";")).end()  # type: ignore[union-attr]
             if nxt >= len(buf) and not final:
                 return pos
             ok = prelude.gate(buf, nxt, final, prelude.WEAK_GATE)
@@ -429,12 +470,41 @@ class Block:
                 self.raw.append(buf[pos:nxt])
                 self.phase = _VALUE
                 return nxt
+        if at < len(buf) and self.found:
+            # Right before the next call's opener: this call's opener was eaten. Only a
+            # readable call to a known tool runs; else neither does (the next is spoilt).
+            clean = all(f.problem is None for f in self.found)
+            nxt = self._before_opener(buf, at, final, closer_required=not clean)
+            if nxt is None:
+                return pos
+            if nxt >= 0:
+                self.spoils_next = not clean
+                self.raw.append(buf[pos:nxt])
+                self._done()
+                return nxt
         self.raw.append(buf[pos:at])
-        if at < len(buf):
+        if at < len(buf) or (final and self.unknown_only):
             return self._reject(at)
         if final:
             self._done()
         return at
+
+    def _before_opener(self, buf: str, i: int, final: bool, *, closer_required: bool) -> int | None:
+        """Where a block opener starts at ``i``, past one orphan closer and blanks: its
+        index, -1 if none does, None while the text so far may still become one."""
+        closers, openers = self.host.call_delimiters
+        closer = next((c for c in closers if buf.startswith(c, i)), None)
+        if closer is not None:
+            i = _WS.match(buf, i + len(closer)).end()  # type: ignore[union-attr]
+        elif not final and prelude.partial_literal(buf, i, closers):
+            return None
+        elif closer_required:
+            return -1
+        if any(buf.startswith(opener, i) for opener in openers):
+            return i
+        if not final and prelude.partial_literal(buf, i, openers):
+            return None
+        return -1
 
     def _after_line(self, buf: str, pos: int, final: bool) -> int:
         """A value alone on its line: only blanks may follow it before the line ends."""

@@ -49,4 +49,4 @@ LINE = Dialect(
 
 FENCE_MARK = "```"
 
-JSON_FENCE_LANGS = frozenset({"", "json", "jsonc", "json5", "tool_call", "tool_calls"})
+JSON_FENCE_LANGS = frozenset({"", "json", "jsonc", "json5", "tool_call", "tool_calls", "xml"})

@@ -31,6 +31,7 @@ class CallLedger:
         self._next_index = 0
         self._ids: dict[int, str] = {}
         self.outside_seen = False
+        self._spoilt = False
 
     def announce(self, name: str) -> int:
         """Emit ToolUseStart for a call that cannot be held back; returns its index."""
@@ -42,6 +43,9 @@ class CallLedger:
 
     def add(self, found: list[Found], unclosed: bool, raw: list[str], ctx: int) -> None:
         """Everything one block found, seen in context ``ctx``."""
+        if self._spoilt:
+            self._spoilt = False
+            found = [_spoilt(item) for item in found]
         clipped: list[str] = []
 
         def clip() -> str:
@@ -57,6 +61,12 @@ class CallLedger:
             self._initial += entries
         elif not self.outside_seen:
             self._reasoning += entries
+
+    def spoil_next(self, spoilt: bool = True) -> None:
+        """The next block follows a call whose opener was eaten and that could not be
+        read: running it alone would run the second of two calls, so it is dropped.
+        (False: that opener turned out to be prose; nothing is spoilt.)"""
+        self._spoilt = spoilt
 
     def content_outside(self) -> None:
         """Content appeared outside reasoning: the reasoning so far held only drafts."""
@@ -105,3 +115,10 @@ class CallLedger:
             self._next_index += 1
             self._emit_event(ToolUseStart(index, use.id, use.name))
         self._emit_event(ToolUseEnd(index, use))
+
+
+def _spoilt(found: Found) -> Found:
+    if found.problem is not None:
+        return found
+    detail = "the call before it lost its opener and could not be read, so neither runs"
+    return Found(found.name, {}, ("invalid_json", messages.invalid_json(found.name, detail)))

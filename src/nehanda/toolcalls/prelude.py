@@ -44,14 +44,17 @@ _LITERALS = (
     "<｜tool▁sep｜>",
     "<function=",
 )
+_FENCED_TAGS = ("<tool_call>", "<function_call>")
+_FENCED_TAG = re.compile(r"(?:<tool_call>|<function_call>)\s*")
 _PARTIAL_FENCE = re.compile(r"`{1,2}\Z|```[A-Za-z0-9_]{0,32}[ \t]{0,8}\r?\Z")
 # No literal, closer or fence line the callers pass is longer than this.
 _LONGEST = 48
 # A value must look like one from its first characters: prose such as "[TOOL_CALL]
 # [see below]" is a mention, not a block with broken JSON.
-STRONG_GATE = re.compile(r"\{\s*[\"'}]|\[\s*\{")
+# ``{{"`` too: a call inside one extra pair of braces (read by ``blocks``'s repair).
+STRONG_GATE = re.compile(r"\{\s*[\"'}]|\[\s*\{|\{\{\s*\"")
 WEAK_GATE = re.compile(r"\{\s*\"|\[\s*\{\s*\"")
-_GATE_PARTIAL = re.compile(r"\{\s*\Z|\[\s*\Z|\[\s*\{\s*\Z")
+_GATE_PARTIAL = re.compile(r"\{\s*\Z|\[\s*\Z|\[\s*\{\s*\Z|\{\{\s*\Z")
 
 NEED = "need"
 REJECT = "reject"
@@ -200,6 +203,11 @@ def fence_start(buf: str, pos: int, final: bool) -> int | str:
     if m.group(1).strip().lower() not in JSON_FENCE_LANGS:
         return REJECT
     at = _SPACE.match(buf, m.end()).end()  # type: ignore[union-attr]
+    if buf.startswith("<", at):  # a call tag inside the fence (mlx-omni-server#4)
+        tag = _FENCED_TAG.match(buf, at)
+        if tag is None and not final and partial_literal(buf, at, _FENCED_TAGS):
+            return NEED
+        at = tag.end() if tag else at
     if at >= len(buf):
         return NEED if not final and at - pos <= LIMIT else REJECT
     ok = gate(buf, at, final, STRONG_GATE)

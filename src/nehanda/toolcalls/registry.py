@@ -17,6 +17,7 @@ from nehanda.toolcalls.families import (
     apertus,
     cohere,
     deepseek,
+    dsml,
     ernie,
     functionary,
     functions,
@@ -67,6 +68,7 @@ FAMILIES: tuple[Family, ...] = (
     harmony.FAMILY,
     kimi.FAMILY,
     deepseek.FAMILY,
+    dsml.FAMILY,
     step3.FAMILY,
     glm.FAMILY,
     minimax.FAMILY,
@@ -117,6 +119,10 @@ class Grammar:
     reasoning_closers: frozenset[str]
     reasoning_stops: tuple[str, ...]  # the closers, in a fixed order
     markup: frozenset[str]
+    # The closers and openers of delimited JSON blocks: a bare call right before an
+    # opener (past its own orphan closer) is one whose opener the server ate.
+    call_closers: tuple[str, ...]
+    call_openers: tuple[str, ...]
     plain: TriggerSet
     in_fence: TriggerSet
     in_fence_reasoning: TriggerSet
@@ -171,6 +177,8 @@ def grammar(profile: Profile) -> Grammar:
         frozenset(closers),
         tuple(sorted(closers)),
         frozenset(markup),
+        tuple(sorted({c for d in blocks.values() if d.opener for c in d.closers})),
+        tuple(sorted(o for o in blocks if o)),
         trigger_set(words, frozenset(lines)),
         trigger_set(in_fence),
         trigger_set(in_fence | closers),

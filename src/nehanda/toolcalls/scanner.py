@@ -122,6 +122,10 @@ class ToolCallScanner:
     def reasoning_closers(self) -> tuple[str, ...]:
         return self._grammar.reasoning_stops
 
+    @property
+    def call_delimiters(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        return self._grammar.call_closers, self._grammar.call_openers
+
     def feed(self, delta: str) -> list[StreamEvent]:
         lines = self._lines
         if (
@@ -543,6 +547,7 @@ class ToolCallScanner:
 
     def _end_block(self, block: Block | SectionBlock, pos: int) -> int:
         if block.status == REJECTED or self._echoes_only(block):
+            self._ledger.spoil_next(False)
             self._text("".join(block.raw))
             self._fence = self._fence or block.fence_after
             return pos
@@ -552,6 +557,8 @@ class ToolCallScanner:
     def _close_block(self, block: Block | SectionBlock) -> None:
         self._block = None
         self._ledger.add(block.found, block.unclosed, block.raw, block.ctx)
+        if isinstance(block, Block) and block.spoils_next:
+            self._ledger.spoil_next()
 
     def _echoes_only(self, block: Block | SectionBlock) -> bool:
         """Whether every call the block found is a tool's schema echoed back, not a call."""

@@ -25,6 +25,9 @@ _WS = re.compile(r"\s*")
 _VALUE_CLOSE = "</parameter>"
 # Where a value ends when its </parameter> never comes: the model forgot it.
 _FORGOTTEN = re.compile(r"<parameter=|</function>")
+# ... or came misspelled: ``</parameter/>``, ``</parameter1>``, cut ``</parameter``
+# (sgl-project/sglang#27337); at a forgotten value's end it is the attempt, not content.
+_MISSPELT_CLOSE = re.compile(r"</parameter[^<>\n]{0,16}>?\s*\Z")
 _INTEGER = re.compile(r"\s*[-+]?\d{1,4000}\s*")
 _NUMBER = re.compile(r"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*")
 
@@ -165,7 +168,7 @@ class XmlReader:
         if m is None:
             return MORE
         self.chunks = []
-        self._set(self.param, value[: m.start()])
+        self._set(self.param, _drop_misspelt_close(value[: m.start()]))
         rest = value[m.start() :]
         params, end = _rest_of_element(rest)
         for key, raw in params:
@@ -229,8 +232,13 @@ def _rest_of_element(text: str) -> tuple[list[tuple[str, str]], int]:
             continue
         stop = _FORGOTTEN.search(text, start)
         end = n if stop is None else stop.start()
-        params.append((m.group(1).strip(), text[start:end]))
+        params.append((m.group(1).strip(), _drop_misspelt_close(text[start:end])))
         i = end
+
+
+def _drop_misspelt_close(value: str) -> str:
+    m = _MISSPELT_CLOSE.search(value)
+    return value if m is None else value[: m.start()]
 
 
 @functools.cache

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from nehanda.toolcalls.families import deepseek
+from nehanda.toolcalls.families import deepseek, dsml
 from toolcalls.dialects.family_checks import (
     LS,
     READ,
@@ -309,31 +309,31 @@ def test_json_call() -> None:
 
 def test_decode_dsml_on_bodies() -> None:
     inner = f"\n{READ_INVOKE}\n{LS_INVOKE}\n"
-    assert found_calls(deepseek.decode_dsml(body(inner))) == [("Read", READ), ("Bash", LS)]
-    assert deepseek.decode_dsml(body("\nno invokes here\n")) is None
+    assert found_calls(dsml.decode_dsml(body(inner))) == [("Read", READ), ("Bash", LS)]
+    assert dsml.decode_dsml(body("\nno invokes here\n")) is None
     cut = '\n<｜DSML｜invoke name="Read">\n<｜DSML｜parameter name="file_path" string="true">/'
-    assert found_kinds(deepseek.decode_dsml(body(cut, closed=False))) == ["truncated"]
+    assert found_kinds(dsml.decode_dsml(body(cut, closed=False))) == ["truncated"]
     # A forgotten parameter end: the value runs to the next parameter.
     loose = (
         '<｜DSML｜invoke name="Read">\n<｜DSML｜parameter name="file_path" string="true">'
         '/src/app.py\n<｜DSML｜parameter name="limit" string="false">5</｜DSML｜parameter>\n'
         "</｜DSML｜invoke>"
     )
-    assert found_calls(deepseek.decode_dsml(body(loose))) == [
+    assert found_calls(dsml.decode_dsml(body(loose))) == [
         ("Read", {"file_path": "/src/app.py", "limit": 5})
     ]
     # string="false" that is not JSON: the text, typed by the schema.
     odd = invoke("Read", ("file_path", "/src/app.py", "false"))
-    assert found_calls(deepseek.decode_dsml(body(odd))) == [("Read", READ)]
+    assert found_calls(dsml.decode_dsml(body(odd))) == [("Read", READ)]
 
 
 @pytest.mark.parametrize(
     ("decode", "make"),
     [
-        (deepseek.decode_dsml, lambda n: '<｜DSML｜parameter name="a" string="true">x' * (n // 44)),
-        (deepseek.decode_dsml, lambda n: '<｜DSML｜invoke name="Read">' * (n // 26)),
+        (dsml.decode_dsml, lambda n: '<｜DSML｜parameter name="a" string="true">x' * (n // 44)),
+        (dsml.decode_dsml, lambda n: '<｜DSML｜invoke name="Read">' * (n // 26)),
         (
-            deepseek.decode_dsml,
+            dsml.decode_dsml,
             lambda n: (
                 '<｜DSML｜invoke name="Read">\n'
                 + '<｜DSML｜parameter name="a" string="true">x' * (n // 44)

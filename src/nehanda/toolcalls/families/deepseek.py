@@ -1,4 +1,4 @@
-"""DeepSeek V3.1 / V3.2: the call markers written in ASCII, and V3.2's DSML blocks.
+"""DeepSeek V3 / V3.1: the call markers, also written in ASCII (V3.2's DSML is ``dsml``).
 
 V3 and V3.1 print a section of calls between ``<｜tool▁calls▁begin｜>`` and
 ``<｜tool▁calls▁end｜>``; each call is ``<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{json}
@@ -10,37 +10,19 @@ underscores (``<|tool▁call▁begin|>``, ``<|tool_sep|>``), which models print 
 they reproduce the tokens as text. ``decode_call_body`` reads one call body in any
 of these spellings; Kimi's module uses it for the ASCII ``<|tool_call_begin|>``
 opener both families share, and Step-3's for its ``<｜tool_call_begin｜>``.
-
-V3.2 writes DSML (vLLM ``deepseekv32_tool_parser.py``, sglang
-``deepseekv32_detector.py``, the model's ``encoding/encoding_dsv32.py``)::
-
-    <｜DSML｜function_calls>
-    <｜DSML｜invoke name="NAME">
-    <｜DSML｜parameter name="k" string="true">raw text</｜DSML｜parameter>
-    <｜DSML｜parameter name="n" string="false">42</｜DSML｜parameter>
-    </｜DSML｜invoke>
-    </｜DSML｜function_calls>
-
-``string="true"`` values are raw text (typed only by the tool's schema);
-``string="false"`` values are JSON. An invoke may also hold a JSON object
-instead of parameters (sglang's second format).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Collection
 
-from nehanda.toolcalls import messages
 from nehanda.toolcalls.dialects import Dialect
-from nehanda.toolcalls.elements import elements
-from nehanda.toolcalls.family import Body, Decoder, Family, Section
+from nehanda.toolcalls.family import Body, Family, Section
 from nehanda.toolcalls.jsonvalue import CLOSED, Failure, ValueScanner, decode
 from nehanda.toolcalls.rawargs import truncated
 from nehanda.toolcalls.repair import Repaired, repair
 from nehanda.toolcalls.shapes import Found, checked, failure_found
-from nehanda.toolcalls.xmlcalls import schema_property, typed, unframe
 
 SOURCE = (
     "vllm-project/vllm vllm/tool_parsers/deepseekv31_tool_parser.py, "
@@ -79,6 +61,9 @@ def json_call(
     if not stripped:
         return checked(name, {}, known) if closed else truncated(name)
     value = decode(stripped)
+    if isinstance(value, str):  # the object written as a JSON string (MoonshotAI/Kimi-K2#26)
+        inner = decode(value)
+        value = inner if isinstance(inner, dict) else value
     if not isinstance(value, Failure):
         if isinstance(value, dict):
             return checked(name, value, known)
@@ -126,7 +111,7 @@ def good_name(name: str) -> bool:
     return 0 < len(name) <= _NAME_MAX and _BAD_NAME.search(name) is None
 
 
-def _placeholder(name: str) -> bool:
+def placeholder(name: str) -> bool:
     """``$FUNCTION_NAME``, ``{func_name}``: the template's instructions echoed."""
     return name.startswith("$") or "{" in name
 
@@ -182,108 +167,8 @@ def decode_call_body(body: Body) -> list[Found] | None:
     return found or None
 
 
-# ---------------------------------------------------------------- V3.2 DSML
-
-_DSML = r"(?:｜DSML｜|\|DSML\|)"
-_INVOKE = re.compile(r"<" + _DSML + r"invoke\s+name=\"([^\"<>]{1,200})\"\s*>")
-_INVOKE_END = re.compile(r"</" + _DSML + r"?invoke>")
-_PARAM = re.compile(
-    r"<" + _DSML + r"?parameter\s+name=\"([^\"<>]{1,200})\"(?:\s+string=\"([^\"<>]{0,16})\")?\s*>"
-)
-_PARAM_END = re.compile(r"</" + _DSML + r"?parameter>")
-_WS = re.compile(r"\s*")
-
-
-def _dsml_value(raw: str, string: str | None, prop: Mapping[str, Any]) -> Any:
-    if string == "false":
-        value = decode(raw.strip())
-        if not isinstance(value, Failure):
-            return value
-    return typed(unframe(raw), prop)
-
-
-def _invoke_args(
-    name: str, inner: str, schemas: Mapping[str, Mapping[str, Any]], known: Collection[str] | None
-) -> Found:
-    """The arguments of one invoke: DSML parameters, or a JSON object written directly."""
-    stripped = inner.strip()
-    if stripped.startswith("{"):
-        return json_call(name, stripped, known, closed=True)
-    schema = schemas.get(name)
-    args: dict[str, Any] = {}
-    for element in elements(inner, _PARAM, _PARAM_END):
-        key, string = element.tag.group(1), element.tag.group(2)
-        if key in args:
-            return Found(name, {}, ("duplicate_key", messages.duplicate_key(name, key)))
-        args[key] = _dsml_value(element.inner, string, schema_property(schema, key))
-    return checked(name, args, known)
-
-
-def decode_dsml(body: Body) -> list[Found] | None:
-    """A ``function_calls`` block (or one bare invoke): its invokes, in order."""
-    found: list[Found] = []
-    for element in elements(body.text, _INVOKE, _INVOKE_END):
-        name = element.tag.group(1).strip()
-        if element.to_end and not body.closed:
-            found.append(truncated(name))
-            return found
-        if _placeholder(name):
-            continue
-        found.append(_invoke_args(name, element.inner, body.schemas, body.known))
-    if found:
-        return found
-    # The head saw an invoke start: an output that ends before its name closes is cut.
-    return None if body.closed else [truncated(None)]
-
-
-_INVOKE_HEAD = re.compile(r"\s*<" + _DSML + r"invoke\s+name=\"")
-# A parameter, a JSON object or the end tag must follow the bare invoke's name.
-_BARE_INVOKE_HEAD = re.compile(
-    r"name=\"[^\"<>]{1,200}+\"\s*+>\s*+(?:<" + _DSML + r"?parameter\s|</" + _DSML + r"?invoke>|\{)"
-)
 # A name (or "function") without spaces, then the separator: "<|tool_sep|> and" is prose.
 _ASCII_HEAD = re.compile(r"\n?[^\s<>]{1,200}+<[｜|]tool[▁_]sep[｜|]>")
-
-DSML = Section(
-    "deepseek_dsml",
-    "<｜DSML｜function_calls>",
-    ("</｜DSML｜function_calls>", "</|DSML|function_calls>"),
-    decode_dsml,
-    head=_INVOKE_HEAD,
-)
-DSML_ASCII = Section(
-    "deepseek_dsml_ascii",
-    "<|DSML|function_calls>",
-    ("</|DSML|function_calls>", "</｜DSML｜function_calls>"),
-    decode_dsml,
-    head=_INVOKE_HEAD,
-)
-
-
-def _bare_invoke(opener: str, closer: str) -> Decoder:
-    def read(body: Body) -> list[Found] | None:
-        text = opener + body.text + (closer if body.closed else "")
-        return decode_dsml(Body(text, body.closed, body.known, body.schemas))
-
-    return read
-
-
-# An invoke written without its function_calls wrapper (sglang accepts it when streaming).
-DSML_INVOKE = Section(
-    "deepseek_dsml_invoke",
-    "<｜DSML｜invoke ",
-    ("</｜DSML｜invoke>", "</|DSML|invoke>"),
-    _bare_invoke("<｜DSML｜invoke ", "</｜DSML｜invoke>"),
-    head=_BARE_INVOKE_HEAD,
-)
-DSML_INVOKE_ASCII = Section(
-    "deepseek_dsml_invoke_ascii",
-    "<|DSML|invoke ",
-    ("</|DSML|invoke>", "</｜DSML｜invoke>"),
-    _bare_invoke("<|DSML|invoke ", "</|DSML|invoke>"),
-    head=_BARE_INVOKE_HEAD,
-)
-
 
 # V3 / V3.1 markers with ASCII bars and "▁" (the "_" spelling of the opener is Kimi's
 # <|tool_call_begin|>, read by kimi.ASCII_CALL with this module's decode_call_body).
@@ -323,7 +208,7 @@ FAMILY = Family(
     key="deepseek",
     source=SOURCE,
     dialects=(DEEPSEEK,),
-    sections=(ASCII_CALL, DSML, DSML_ASCII, DSML_INVOKE, DSML_INVOKE_ASCII),
+    sections=(ASCII_CALL,),
     # V3.1 and V3.2 think in <think>...</think>, which the think family reads.
     markup=MARKUP,
 )

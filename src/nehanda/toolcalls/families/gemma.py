@@ -34,179 +34,23 @@ from nehanda.toolcalls.family import (
     StartForm,
     refuse_unless_led_by,
 )
+from nehanda.toolcalls.gemma_args import Args, Bad, Cut
 from nehanda.toolcalls.jsonvalue import Failure, decode
 from nehanda.toolcalls.rawargs import truncated
 from nehanda.toolcalls.shapes import Found, calls_in, checked, failure_found
-from nehanda.toolcalls.xmlcalls import schema_property, typed
 
 GEMMA4_QUOTE = '<|"|>'
 FUNCTIONGEMMA_QUOTE = "<escape>"
-MAX_DEPTH = 64
 
 _NAME = re.compile(r"[\w.\-]{1,256}")
 _WS = re.compile(r"\s*")
-_BARE_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-_BARE_WORDS: dict[str, Any] = {
-    "true": True,
-    "false": False,
-    "True": True,
-    "False": False,
-    "null": None,
-    "None": None,
-    "none": None,
-    "nil": None,
-}
 # Tokens that may sit between or after calls in a body read to the end of the output.
 _BETWEEN = ("<|tool_call>", "<tool_call|>", "<turn|>", "<|tool_response>", "<eos>")
 
-HEAD_GEMMA4 = re.compile(r"\s*:?\s*call:\s*[\w.\-]{1,256}\s*\{")
+# After Gemma 4's opener the arguments may also sit in parentheses (see gemma_args).
+HEAD_GEMMA4 = re.compile(r"\s*:?\s*call:\s*[\w.\-]{1,256}\s*[{(]")
 HEAD_FUNCTIONGEMMA = re.compile(r"\s*call:\s*[\w.\-]{1,256}\s*\{")
 BARE_CALL = re.compile(r"call:[\w.\-]{1,256}\{")
-
-
-class _Bad(Exception):
-    def __init__(self, detail: str, kind: str = "invalid_json") -> None:
-        super().__init__(detail)
-        self.detail = detail
-        self.kind = kind
-
-
-class _Cut(Exception):
-    pass
-
-
-class _Args:
-    """Reads Gemma's ``{key:value,...}`` with ``quote`` as the string mark."""
-
-    def __init__(self, text: str, quote: str) -> None:
-        self.text = text
-        self.n = len(text)
-        self.quote = quote
-
-    def ws(self, i: int) -> int:
-        return _WS.match(self.text, i).end()  # type: ignore[union-attr]
-
-    def string(self, i: int) -> tuple[str, int]:
-        """The quoted text at ``i`` (which starts with the mark) and the index after it."""
-        start = i + len(self.quote)
-        end = self.text.find(self.quote, start)
-        if end < 0:
-            raise _Cut
-        return self.text[start:end], end + len(self.quote)
-
-    def bare(self, i: int, stops: str) -> tuple[str, int]:
-        """Unquoted text up to one of ``stops`` (or a quote mark), stripped."""
-        j = i
-        text = self.text
-        while j < self.n and text[j] not in stops and not text.startswith(self.quote, j):
-            j += 1
-        if j >= self.n:
-            raise _Cut
-        return text[i:j].strip(), j
-
-    def object(
-        self, i: int, depth: int, schema: Mapping[str, Any] | None = None
-    ) -> tuple[dict[str, Any], int]:
-        """The object whose "{" is at ``i``; top-level values typed by ``schema``."""
-        if depth >= MAX_DEPTH:
-            raise _Bad("the value is nested too deeply")
-        text = self.text
-        out: dict[str, Any] = {}
-        i = self.ws(i + 1)
-        while True:
-            if i >= self.n:
-                raise _Cut
-            if text[i] == "}":
-                return out, i + 1
-            if text.startswith(self.quote, i):
-                key, i = self.string(i)
-                i = self.ws(i)
-            else:
-                key, i = self.bare(i, ":{}[],")
-            if i >= self.n:
-                raise _Cut
-            if text[i] != ":" or not key:
-                raise _Bad(f"expected key:value, found {text[i]!r}")
-            if key in out:
-                raise _Bad(key, "duplicate_key")
-            value, i = self.value(self.ws(i + 1), depth, schema, key)
-            out[key] = value
-            i = self.ws(i)
-            if i >= self.n:
-                raise _Cut
-            if text[i] == ",":
-                i = self.ws(i + 1)
-            elif text[i] != "}":
-                raise _Bad(f"unexpected {text[i]!r} after the value of {key!r}")
-
-    def array(self, i: int, depth: int) -> tuple[list[Any], int]:
-        if depth >= MAX_DEPTH:
-            raise _Bad("the value is nested too deeply")
-        text = self.text
-        out: list[Any] = []
-        i = self.ws(i + 1)
-        while True:
-            if i >= self.n:
-                raise _Cut
-            if text[i] == "]":
-                return out, i + 1
-            value, i = self.value(i, depth, None, None)
-            out.append(value)
-            i = self.ws(i)
-            if i >= self.n:
-                raise _Cut
-            if text[i] == ",":
-                i = self.ws(i + 1)
-            elif text[i] != "]":
-                raise _Bad(f"unexpected {text[i]!r} in an array")
-
-    def value(
-        self, i: int, depth: int, schema: Mapping[str, Any] | None, key: str | None
-    ) -> tuple[Any, int]:
-        if i >= self.n:
-            raise _Cut
-        text = self.text
-        prop = schema_property(schema, key) if schema is not None and key is not None else {}
-        declared = any(k in prop for k in ("type", "anyOf", "oneOf"))
-        if text.startswith(self.quote, i):
-            raw, j = self.string(i)
-            return (typed(raw, prop) if declared else raw), j
-        if text[i] == "{":
-            return self.object(i, depth + 1)
-        if text[i] == "[":
-            return self.array(i, depth + 1)
-        raw, j = self.bare(i, ",}]")
-        if not raw and key is None:
-            raise _Bad("a missing value in an array")
-        # "key:" with nothing after it is an empty string, as vLLM reads it.
-        if declared:
-            value = typed(raw, prop)
-            if not isinstance(value, str) or _says_string(prop):
-                return value, j
-        return _bare_value(raw), j
-
-
-def _says_string(prop: Mapping[str, Any]) -> bool:
-    """Whether the schema allows a string: then unquoted text is kept as written."""
-    declared = prop.get("type")
-    if declared == "string" or (isinstance(declared, list) and "string" in declared):
-        return True
-    options = [*(prop.get("anyOf") or ()), *(prop.get("oneOf") or ())]
-    return any(isinstance(o, Mapping) and _says_string(o) for o in options)
-
-
-def _bare_value(raw: str) -> Any:
-    if raw in _BARE_WORDS:
-        return _BARE_WORDS[raw]
-    if _BARE_NUMBER.fullmatch(raw):
-        if any(c in raw for c in ".eE"):
-            number = float(raw)
-            return number if number not in (float("inf"), float("-inf")) else raw
-        try:
-            return int(raw)
-        except ValueError:  # more digits than the interpreter converts
-            return raw
-    return raw
 
 
 def read_calls(
@@ -217,13 +61,14 @@ def read_calls(
     *,
     closed: bool,
     between: tuple[str, ...] = (),
+    parens: bool = False,
 ) -> list[Found] | None:
     """The ``call:NAME{...}`` calls at the start of ``text``; None if it holds none.
 
     ``closed``: a closer ended the text, so an unfinished call is malformed rather than
     cut off by the end of the output. ``between``: tokens skipped between calls.
     """
-    read = read_calls_to(text, quote, known, schemas, closed=closed, between=between)
+    read = read_calls_to(text, quote, known, schemas, closed=closed, between=between, parens=parens)
     return None if read is None else read.found
 
 
@@ -235,12 +80,13 @@ def read_calls_to(
     *,
     closed: bool,
     between: tuple[str, ...] = (),
+    parens: bool = False,
 ) -> Decoded | None:
     """``read_calls``, and where the last call read ends (the text's end when that
-    is unknown: a cut or malformed call)."""
+    is unknown: a cut or malformed call). ``parens``: arguments may sit in ``(...)``."""
     out: list[Found] = []
     end = len(text)
-    reader = _Args(text, quote)
+    reader = Args(text, quote)
     i = reader.ws(0)
     if text.startswith(":", i):  # "<|tool_call>:call:..." (vLLM's test)
         i = reader.ws(i + 1)
@@ -253,14 +99,14 @@ def read_calls_to(
         if j >= len(text):
             out.append(truncated(name) if not closed else _unfinished(name))
             return _decoded(out, known, len(text))
-        if text[j] != "{":
+        if text[j] != "{" and not (parens and text[j] == "("):
             break
         try:
-            args, i = reader.object(j, 0, schemas.get(name, {}))
-        except _Cut:
+            args, i = _arguments(reader, j, schemas.get(name, {}))
+        except Cut:
             out.append(truncated(name) if not closed else _unfinished(name))
             return _decoded(out, known, len(text))
-        except _Bad as bad:
+        except Bad as bad:
             # Where this call ends is unknown: nothing after it is read.
             out.append(failure_found(name, Failure(bad.kind, bad.detail)))
             return _decoded(out, known, len(text))
@@ -271,6 +117,20 @@ def read_calls_to(
         end = i
         i = _skip_between(text, reader.ws(i), between)
     return _decoded(out, known, end) if out else None
+
+
+def _arguments(reader: Args, j: int, schema: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """The arguments at ``j``: ``{...}``, ``(...)``, or one object in parentheses."""
+    inner = reader.ws(j + 1)
+    if reader.text[j] == "(" and reader.text.startswith("{", inner):
+        args, i = reader.object(inner, 0, schema)
+        i = reader.ws(i)
+        if i >= reader.n:
+            raise Cut
+        if reader.text[i] != ")":
+            raise Bad(f"unexpected {reader.text[i]!r} after the arguments")
+        return args, i + 1
+    return reader.object(j, 0, schema)
 
 
 def _decoded(out: list[Found], known: Collection[str] | None, end: int) -> Decoded | None:
@@ -297,7 +157,13 @@ def _skip_between(text: str, i: int, tokens: tuple[str, ...]) -> int:
 def decode_gemma4(body: Body) -> list[Found] | None:
     """``<|tool_call>`` ... ``<tool_call|>`` (or ``<turn|>``)."""
     return read_calls(
-        body.text, GEMMA4_QUOTE, body.known, body.schemas, closed=body.closed, between=_BETWEEN
+        body.text,
+        GEMMA4_QUOTE,
+        body.known,
+        body.schemas,
+        closed=body.closed,
+        between=_BETWEEN,
+        parens=True,
     )
 
 

@@ -49,7 +49,11 @@ REFUSE = re.compile(r"\s{0,16}+(?:[^\w\s]|" + _NAME + _GAP + r"{0,64}+[^\s<\\])"
 
 
 def decode_glm(body: Body) -> list[Found] | None:
-    """One GLM call: the name, then its key/value pairs, in order."""
+    """One GLM call: the name, then its key/value pairs, in order.
+
+    A tag written twice in a row is one tag (GLM-4.7 prints ``</arg_key></arg_key>``
+    and ``<arg_key><arg_key>``), and a key never holds markup.
+    """
     text = body.text
     m = _NAME_RE.match(text)
     if m is None:
@@ -65,16 +69,19 @@ def decode_glm(body: Body) -> list[Found] | None:
             if nxt < 0:
                 break
             i = nxt
-        key_end = text.find(KEY_END, i + len(KEY))
+        i = _past(text, i, KEY)
+        key_end = text.find(KEY_END, i)
         if key_end < 0:
             return [truncated(name)] if not body.closed else [_broken(name, "an unclosed key")]
-        key = text[i + len(KEY) : key_end].strip()
-        j = _GAP_RE.match(text, key_end + len(KEY_END)).end()  # type: ignore[union-attr]
+        key = text[i:key_end].strip()
+        if "<" in key or ">" in key:
+            return [_broken(name, f"markup in the key {key!r}")]
+        j = _past(text, key_end, KEY_END)
         if not text.startswith(VALUE, j):
             if j >= n and not body.closed:
                 return [truncated(name)]
             return [_broken(name, f"no value for the key {key!r}")]
-        start = j + len(VALUE)
+        start = _past(text, j, VALUE, gaps=False)
         end = text.find(VALUE_END, start)
         if end < 0:
             if not body.closed:
@@ -83,10 +90,21 @@ def decode_glm(body: Body) -> list[Found] | None:
             params.append((key, text[start:]))
             break
         params.append((key, text[start:end]))
-        i = _GAP_RE.match(text, end + len(VALUE_END)).end()  # type: ignore[union-attr]
+        i = _past(text, end, VALUE_END)
     if not body.closed:
         return [truncated(name)]
     return [raw_call(name, params, body.known, body.schemas)]
+
+
+def _past(text: str, i: int, tag: str, *, gaps: bool = True) -> int:
+    """Past ``tag`` at ``i`` and any repeats of it (and the gaps after, unless not)."""
+    while text.startswith(tag, i):
+        i += len(tag)
+        after = _GAP_RE.match(text, i).end()  # type: ignore[union-attr]
+        if not text.startswith(tag, after) and not gaps:
+            return i
+        i = after
+    return i
 
 
 def _broken(name: str, detail: str) -> Found:
