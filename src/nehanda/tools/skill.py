@@ -53,9 +53,9 @@ def skill_spec(context: ToolContext) -> ToolSpec | None:
         used += len(line)
     more = f"\n(and {left} more, whose descriptions did not fit)" if left else ""
     schema = compact_schema(SkillArgs.model_json_schema())
-    listed = "".join(lines)
-    brief = f"Loads a skill's instructions. The skills: {', '.join(skills)}"
-    return ToolSpec(NAME, INTRO + listed + more, schema, brief=brief, facts=TOOL.facts)
+    description = INTRO + "".join(lines) + more
+    # The descriptions are the whole point: a small window gets them too.
+    return ToolSpec(NAME, description, schema, brief=description, facts=TOOL.facts)
 
 
 async def load_skill(args: SkillArgs, context: ToolContext) -> str:
