@@ -6,12 +6,14 @@ run what no rule allows."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cli_process import nehanda, run_json
+from scripted_calls import calls_stream
 from scripted_server import ScriptedServer
 
 COMPLETIONS = "/v1/chat/completions"
@@ -166,3 +168,26 @@ def _models(*names: str) -> Any:
 
     body = {"object": "list", "data": [{"id": name, "object": "model"} for name in names]}
     return Reply(200, json.dumps(body).encode(), {"Content-Type": "application/json"})
+
+
+@pytest.mark.parametrize("denied", [False, True])
+def test_a_commands_allowed_tools_allow_the_models_calls_of_its_turn_but_not_past_a_deny(
+    server: ScriptedServer, workspace: Path, home: Path, denied: bool
+) -> None:
+    commands = home / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "mark.md").write_text("---\nallowed-tools: Bash(touch:*)\n---\nLeave a marker.")
+    if denied:
+        settings = Path(os.environ["XDG_CONFIG_HOME"]) / "nehanda" / "settings.toml"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text('[permissions]\ndeny = ["Bash(touch:*)"]\n')
+    server.stream(calls_stream([("Bash", {"command": "touch marker"})]))
+    server.stream("e2e_vllm_answer.sse")
+    done = run(server, workspace, home, "/mark")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "marker").exists() is not denied
+    server.stream(calls_stream([("Bash", {"command": "touch second"})]))
+    server.stream("e2e_vllm_answer.sse")
+    plain = run(server, workspace, home, "leave a marker")  # no command: no rule
+    assert plain.returncode == 0, plain.stderr
+    assert not (workspace / "second").exists()

@@ -31,6 +31,11 @@ def home(tmp_path: Path) -> Path:
     commands = home / ".claude" / "commands" / "code"
     commands.mkdir(parents=True)
     (commands / "review.md").write_text(REVIEW)
+    skill = home / ".agents" / "skills" / "tidy"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: tidy\ndescription: Tidy imports.\n---\nSort them.\n"
+    )
     return home
 
 
@@ -69,6 +74,7 @@ def test_a_custom_command_with_arguments_and_an_include_runs_and_help_lists_it(
     repl: pexpect.spawn, server: ScriptedServer
 ) -> None:
     exchange(repl, "/help", r"/review FILE", r"Review a file \(user:code\)")
+    exchange(repl, "/skills", "Skills", "tidy", r"Tidy imports\. \(user: ", "agents/skills/tidy")
     repl.send("/rev\t")
     repl.expect_exact("iew")  # completed
     server.stream("e2e_vllm_answer.sse")

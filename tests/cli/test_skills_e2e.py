@@ -6,6 +6,7 @@ else: not a file outside it, nor a symlink in the skill's folder that leads out.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -153,3 +154,26 @@ def test_a_project_skill_counts_only_in_a_trusted_folder(
     assert run(server, workspace, home).returncode == 0
     names = [t["function"]["name"] for t in bodies(server)[1]["tools"]]
     assert "Skill" in names
+
+
+@pytest.mark.parametrize("denied", [False, True])
+def test_a_loaded_skills_allowed_tools_allow_its_commands_but_never_past_a_deny_rule(
+    server: ScriptedServer, workspace: Path, home: Path, denied: bool
+) -> None:
+    folder = home / ".claude" / "skills" / "marker"
+    folder.mkdir(parents=True)
+    front = "name: marker\ndescription: Leaves a marker.\nallowed-tools: Bash(touch:*)"
+    (folder / "SKILL.md").write_text(f"---\n{front}\n---\nTouch the marker.\n")
+    if denied:
+        settings = Path(os.environ["XDG_CONFIG_HOME"]) / "nehanda" / "settings.toml"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_text('[permissions]\ndeny = ["Bash(touch:*)"]\n')
+    touch = ("Bash", {"command": "touch made-by-skill"})
+    server.stream(calls_stream([touch])).stream(calls_stream([("Skill", {"name": "marker"})]))
+    server.stream(calls_stream([touch])).stream("e2e_vllm_answer.sse")
+    done = run(server, workspace, home)
+    assert done.returncode == 0, done.stderr
+    _, before, _, after = bodies(server)
+    assert "Permission denied" in tool_results(before)[-1]  # not loaded yet
+    assert (workspace / "made-by-skill").exists() is not denied
+    assert ("deny rule Bash(touch:*)" in tool_results(after)[-1]) is denied

@@ -139,10 +139,9 @@ class ToolGate:
         """Lets the reading tools into ``skill``'s folder, and adds its allow rules (those
         that do not parse were named at start and are left out)."""
         folder = Path(os.path.realpath(skill.folder))
-        texts = (
-            [] if _too_wide(folder, self.workspace) else [f"Read({escape_glob(str(folder))}/**)"]
-        )
-        texts += skill.allowed_tools
+        texts = list(skill.allowed_tools)
+        if not _too_wide(folder, self.workspace):
+            texts.append(f"Read({escape_glob(str(folder))}/**)")
         self.rules = self.rules.allowing(text for text in texts if _parses(text))
 
     def plain_output(self, content: str) -> str:

@@ -81,7 +81,7 @@ def _checked(tool_use: ToolUse) -> CheckedCall:
     raw = json.dumps({"name": tool_use.name, "arguments": tool_use.input}, default=str)
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is None:
-        names = ", ".join(BUILTIN_TOOLS)
+        names = ", ".join(spec.name for spec in builtin_specs())  # every session's
         raise ToolCallFormatError(raw, f"Unknown tool {tool_use.name!r}. The tools are: {names}.")
     if tool_use.input_error is not None:
         raise ToolCallFormatError(raw, tool_use.input_error)
