@@ -25,7 +25,7 @@ allowed-tools: Bash(echo:*), Read
 ---
 Review $1 with an eye on $2 (asked: $ARGUMENTS).
 Notes: @NOTES.md
-Greeting: !`echo hello-from-the-command`
+Greeting: !`echo hello-from-the-command @SECRET.md`
 """
 
 
@@ -41,6 +41,7 @@ def workspace(tmp_path: Path) -> Path:
     folder = tmp_path / "work"
     folder.mkdir()
     (folder / "NOTES.md").write_text("keep the public names stable\n")
+    (folder / "SECRET.md").write_text("SECRET-MARKER\n")
     return folder
 
 
@@ -67,7 +68,8 @@ def test_a_user_command_fills_in_its_arguments_includes_and_command_output(
         "Review src/app.py with an eye on error handling (asked: src/app.py 'error handling')."
     )
     assert "Notes: @NOTES.md" in sent and "keep the public names stable" in sent
-    assert "Greeting: hello-from-the-command" in sent
+    assert "Greeting: hello-from-the-command @SECRET.md" in sent
+    assert "SECRET-MARKER" not in sent  # a command's output attaches nothing
     assert "!`" not in sent
 
 

@@ -98,14 +98,16 @@ async def prepare_prompt(chat: ChatSession, text: str, repl_only: Iterable[str] 
 
 async def prepare_command(chat: ChatSession, command: CustomCommand, arguments: str) -> Prepared:
     rules = command_rules(command)
-    parts = []
+    parts, written = [], []
     for piece in render(command, arguments):
         if isinstance(piece, Text):
             parts.append(piece.text)
-        else:
+            written.append(piece.text)
+        else:  # a command's output attaches no file it happens to name
             parts.append(await _shell(chat, piece.command, rules, command))
     model, notes = await _model(chat, command)
-    return await _with_mentions(chat, Prepared("".join(parts).strip(), rules, model, notes))
+    prepared = Prepared("".join(parts).strip(), rules, model, notes)
+    return await _with_mentions(chat, prepared, "\n".join(written))
 
 
 def command_rules(command: CustomCommand) -> tuple[Rule, ...]:
@@ -157,7 +159,9 @@ async def _model(chat: ChatSession, command: CustomCommand) -> tuple[str | None,
     return None, (note + f"it runs with {chat.agent.model}",)
 
 
-async def _with_mentions(chat: ChatSession, prepared: Prepared) -> Prepared:
+async def _with_mentions(
+    chat: ChatSession, prepared: Prepared, written: str | None = None
+) -> Prepared:
     workspace = chat.gate.workspace
-    attached = await attach_mentions(prepared.text, workspace, chat.agent.toolset)
+    attached = await attach_mentions(prepared.text, workspace, chat.agent.toolset, written)
     return replace(prepared, text=attached.text, notes=prepared.notes + attached.notes)

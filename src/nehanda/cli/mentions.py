@@ -50,10 +50,13 @@ class Attached:
     notes: tuple[str, ...] = ()  # what the user is told (a file left out, and why)
 
 
-async def attach_mentions(text: str, workspace: Path, toolset: Toolset) -> Attached:
-    """``text`` with each mentioned file that exists attached after it."""
+async def attach_mentions(
+    text: str, workspace: Path, toolset: Toolset, written: str | None = None
+) -> Attached:
+    """``text`` with each file mentioned in ``written`` (the part of it a person wrote,
+    not a command's output; all of it by default) attached after it."""
     blocks, notes = [], []
-    for typed in find_mentions(text):
+    for typed in find_mentions(text if written is None else written):
         path = mentioned_file(typed, workspace)
         if path is None:
             continue
