@@ -30,3 +30,12 @@ def calls_stream(calls: list[tuple[str, dict[str, Any]]]) -> bytes:
         b": vLLM 0.8 hermes parser, calls made by the test\n"
         + ("".join(parts) + "data: [DONE]\n\n").encode()
     )
+
+
+def text_stream(text: str) -> bytes:
+    """One assistant message saying ``text`` and stopping (a rescue call is text too)."""
+    parts = [chunk({"role": "assistant", "content": ""}), chunk({"content": text})]
+    parts.append(chunk({"content": ""}, "stop"))
+    return (
+        b": vLLM 0.8, text written by the test\n" + ("".join(parts) + "data: [DONE]\n\n").encode()
+    )

@@ -72,7 +72,7 @@ def test_builtin_specs_list_every_tool_with_its_description() -> None:
     assert [spec.name for spec in specs] == ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"]
     assert all(len(spec.description) > 100 for spec in specs)
     read_only = {name for name, tool in BUILTIN_TOOLS.items() if tool.read_only}
-    assert read_only == {"Read", "LS", "Glob", "Grep"}
+    assert read_only == {"Read", "LS", "Glob", "Grep", "Skill"}
 
 
 def test_optional_defaults_are_kept_and_null_defaults_dropped() -> None:

@@ -20,8 +20,10 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from nehanda import __version__
+from nehanda.cli.custom_commands import prepare_prompt
 from nehanda.cli.mcp_command import offer_approvals
-from nehanda.cli.repl_commands import Command, Invalid, mode_line, parse
+from nehanda.cli.mentions import run_call
+from nehanda.cli.repl_commands import Command, Invalid, command_words, mode_line, parse, shadowed
 from nehanda.cli.repl_input import (
     PROMPT,
     Interrupted,
@@ -46,7 +48,7 @@ from nehanda.config.settings import (
 from nehanda.config.trust import trust_folder
 from nehanda.engine.transcript import Session
 from nehanda.errors import NehandaError
-from nehanda.events import MessageEnd
+from nehanda.events import MessageEnd, RunFinished
 from nehanda.types import CheckedCall
 from nehanda.ui.approval import TerminalApprover, read_key
 from nehanda.ui.call_diffs import NotingApprover
@@ -135,7 +137,13 @@ class Repl:
         reader: Reader | None = None,
     ) -> None:
         self.chat, self.options, self.renderer = chat, options, renderer
-        self.reader = reader or make_reader(self.mode_line, self.cycle_mode, renderer.show_output)
+        self.reader = reader or make_reader(
+            self.mode_line,
+            self.cycle_mode,
+            renderer.show_output,
+            lambda: command_words(self.chat.commands.found),
+            options.workspace,
+        )
         self.conversation, self.total = Tally(), Tally()
         self.slash = SlashCommands(self)
         self._task: asyncio.Future[Any] | None = None
@@ -174,21 +182,29 @@ class Repl:
 
     async def _handle(self, line: str) -> bool:
         """Runs a prompt or a command; true when the user asked to leave."""
-        command = parse(line)
+        if line.lstrip().startswith("!"):
+            await self._handle_work(self._shell(line.lstrip()[1:].strip()), None)
+            return False
+        command = parse(line, self.chat.commands.found)
         if isinstance(command, Invalid):
             self.renderer.error(command.message)
             return False
         if command is not None and command.name == "exit":
             return True
+        await self._handle_work(
+            self._turn(line) if command is None else self.slash.run(command), command
+        )
+        return False
+
+    async def _handle_work(self, work: Coroutine[Any, Any, Any], command: Command | None) -> None:
         try:
-            await self._guarded(self._turn(line) if command is None else self.slash.run(command))
+            await self._guarded(work)
         except Interrupted:
             self._interrupted(command)
         except NehandaError as exc:
             self._failed(str(exc), command)
         except Exception as exc:  # a bug or an unexpected failure must not end the REPL
             self._failed(f"{type(exc).__name__}: {exc}", command)
-        return False
 
     async def _guarded(self, work: Coroutine[Any, Any, T]) -> T:
         """Runs ``work`` as the task Ctrl-C cancels; ``Interrupted`` when it did."""
@@ -238,14 +254,38 @@ class Repl:
             self.chat.record_error(message)
         self.renderer.error(message)
 
-    async def _turn(self, prompt: str) -> None:
+    async def _shell(self, command: str) -> None:
+        """``!command``: run through the gate and sandbox, shown, and added to the
+        conversation for the model to see with the next prompt."""
+        if not command:
+            self.renderer.error("usage: !COMMAND runs COMMAND (through the permissions)")
+            return
+        result = await run_call(self.chat.agent.toolset, "Bash", {"command": command})
+        self.renderer.say(result.content, "red" if result.is_error else "")
+        self.chat.add_user_text(
+            f"I ran this command myself at the prompt: `{command}`\nIts output:\n{result.content}"
+        )
+
+    async def _turn(self, line: str) -> str:
+        """Runs one prompt to its answer, shown as it comes; the answer's text."""
+        prepared = await prepare_prompt(self.chat, line)
+        for note in prepared.notes:
+            self.renderer.note(note)
         keys = self.keys.reading() if self.keys else nullcontext()
-        with keys, self.renderer.turn(self.chat.agent.model):
-            async for event in self.chat.ask(prompt):
+        model, answer = prepared.model or self.chat.agent.model, ""
+        with keys, self.renderer.turn(model):
+            async for event in self.chat.ask(prepared.text, prepared.rules, prepared.model):
                 if isinstance(event, MessageEnd):
                     self.conversation.add(event.usage)
                     self.total.add(event.usage)
+                if isinstance(event, RunFinished):
+                    answer = event.text
                 self.renderer.handle(event)
+        return answer
+
+    async def draft(self, prompt: str) -> str:
+        """A turn run for a command of the REPL's own (``/init``); the answer's text."""
+        return await self._turn(prompt)
 
     def adopt(self, chat: ChatSession) -> None:
         gate = chat.gate
@@ -257,7 +297,7 @@ class Repl:
         self.renderer.say(f"nehanda {__version__} · session {self.chat.id}", "bold")
         self.show_status()
         self.renderer.say(f"settings: {user_settings_path()} (nehanda config)", "dim")
-        for note in self.chat.notes:
+        for note in [*self.chat.notes, *shadowed(self.chat.commands.found)]:
             self.renderer.note(note)
 
     def show_status(self) -> None:

@@ -1,15 +1,20 @@
 """The REPL's slash commands: what each takes, how a line is read, and the help text. Pure.
 
-A line is a command when its first word is ``/`` and letters (``/model qwen3``); any
-other line, ``/usr/bin/env`` included, is a prompt for the model.
+A line is a command when its first word is ``/`` and a command-like name (letters,
+digits, ``-``, ``_``, ``:``; ``/model qwen3``); any other line, ``/usr/bin/env``
+included, is a prompt for the model. A custom command's name (``config.commands``) is
+a prompt too, which ``cli.custom_commands`` fills in; a name no command has is
+``Invalid``, naming the closest.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from nehanda.config.commands import CustomCommand
 from nehanda.config.permission_modes import MODES, PERMISSION_MODES, Mode
 
 
@@ -55,6 +60,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         then=MODES,
     ),
     CommandSpec("mcp", "/mcp", "the MCP servers, their state and tools"),
+    CommandSpec("skills", "/skills", "the skills the model may load, and where each is kept"),
+    CommandSpec("init", "/init", "have the model read the project and write its AGENTS.md"),
     CommandSpec("clear", "/clear", "start a new conversation"),
     CommandSpec(
         "resume", "/resume [ID]", "pick a recent session here to continue, or session ID", 1
@@ -82,7 +89,8 @@ KEYS = (
     ("Ctrl-D", "leave"),
 )
 _SPECS = {spec.name: spec for spec in COMMANDS}
-_COMMAND_WORD = re.compile(r"/([A-Za-z]+|\?)(?=\s|$)")
+_COMMAND_WORD = re.compile(r"/([A-Za-z0-9_:-]+|\?)(?=\s|$)")
+Custom = Mapping[str, CustomCommand]
 
 
 @dataclass(frozen=True)
@@ -98,8 +106,9 @@ class Invalid:
     message: str
 
 
-def parse(line: str) -> Command | Invalid | None:
-    """The command ``line`` asks for, ``Invalid``, or ``None`` when it is a prompt."""
+def parse(line: str, custom: Custom | None = None) -> Command | Invalid | None:
+    """The command ``line`` asks for, ``Invalid``, or ``None`` when it is a prompt (one
+    of the ``custom`` commands among them)."""
     text = line.strip()
     match = _COMMAND_WORD.match(text)
     if match is None:
@@ -108,7 +117,9 @@ def parse(line: str) -> Command | Invalid | None:
     name = ALIASES.get(word, word)
     spec = _SPECS.get(name)
     if spec is None:
-        return Invalid(_unknown(word))
+        if custom and match.group(1) in custom:
+            return None
+        return Invalid(_unknown(match.group(1), custom or {}))
     args = tuple(text[match.end() :].split())
     if not spec.min_args <= len(args) <= spec.max_args:
         return Invalid(f"usage: {spec.usage}")
@@ -119,25 +130,41 @@ def parse(line: str) -> Command | Invalid | None:
     return Command(name, args)
 
 
-def _unknown(word: str) -> str:
+def _unknown(word: str, custom: Custom) -> str:
     names = [spec.name for spec in COMMANDS]
-    close = difflib.get_close_matches(word, names, n=1)
+    close = difflib.get_close_matches(word, [*names, *custom], n=1)
     hint = f" (did you mean /{close[0]}?)" if close else ""
-    listed = " ".join(f"/{name}" for name in names)
+    listed = " ".join(f"/{name}" for name in [*names, *custom])
     return f"unknown command /{word}{hint}. The commands are: {listed}"
 
 
-def help_sections() -> list[tuple[str, list[tuple[str, str]]]]:
+def help_sections(custom: Custom | None = None) -> list[tuple[str, list[tuple[str, str]]]]:
     """What ``/help`` shows: titled lists of (what to type, what it does)."""
+    sections = [("Commands", [(spec.usage, spec.summary) for spec in COMMANDS])]
+    if custom:
+        sections.append(("Custom commands", [_custom_row(c) for c in custom.values()]))
+    return [*sections, ("Keys", list(KEYS))]
+
+
+def _custom_row(command: CustomCommand) -> tuple[str, str]:
+    usage = f"/{command.name} {command.argument_hint}".rstrip()
+    first = command.body.splitlines()[0][:60] if command.body else ""
+    summary = command.description or first
+    return usage, f"{summary} ({command.where})".lstrip()
+
+
+def shadowed(custom: Custom) -> list[str]:
+    """A note for each custom command whose name is one of nehanda's own commands."""
     return [
-        ("Commands", [(spec.usage, spec.summary) for spec in COMMANDS]),
-        ("Keys", list(KEYS)),
+        f"/{name}: {command.path} is not used; /{name} is one of nehanda's own commands"
+        for name, command in custom.items()
+        if ALIASES.get(name.lower(), name.lower()) in _SPECS
     ]
 
 
-def command_words() -> list[str]:
+def command_words(custom: Custom | None = None) -> list[str]:
     """Every command as typed, for completion."""
-    return [f"/{spec.name}" for spec in COMMANDS]
+    return [f"/{spec.name}" for spec in COMMANDS] + [f"/{name}" for name in custom or {}]
 
 
 def mode_line(mode: Mode) -> str:

@@ -31,7 +31,7 @@ from typing import Protocol, TextIO
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import has_completions
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
@@ -40,7 +40,6 @@ from prompt_toolkit.output import Output
 from prompt_toolkit.output.vt100 import Vt100_Output
 from prompt_toolkit.styles import Style
 
-from nehanda.cli.repl_commands import command_words
 from nehanda.fs import state_dir
 
 PROMPT = "> "
@@ -66,13 +65,17 @@ def make_reader(
     toolbar: Callable[[], str] | None = None,
     cycle: Callable[[], None] | None = None,
     expand: Callable[[], None] | None = None,
+    words: Callable[[], list[str]] | None = None,
+    workspace: Path | None = None,
 ) -> Reader:
     """A terminal reader showing ``toolbar`` under the prompt, Shift-Tab calling ``cycle``
-    and Ctrl-O ``expand``; a plain one where there is no terminal to draw on."""
+    and Ctrl-O ``expand``, Tab completing the command ``words`` and ``@`` paths below
+    ``workspace``; a plain one where there is no terminal to draw on."""
     plain = os.environ.get("TERM") in ("dumb", "unknown")
     if plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return LineReader(PROMPT if sys.stdin.isatty() else "")
-    return TerminalReader(_history(), toolbar, cycle, expand)
+    completer = _Completer(words or list, workspace or Path.cwd())
+    return TerminalReader(_history(), toolbar, cycle, expand, completer)
 
 
 class _Output(Vt100_Output):
@@ -96,13 +99,14 @@ class TerminalReader:
         toolbar: Callable[[], str] | None = None,
         cycle: Callable[[], None] | None = None,
         expand: Callable[[], None] | None = None,
+        completer: Completer | None = None,
     ) -> None:
         self.session: PromptSession[str] = PromptSession(
             history=history,
             multiline=True,
             key_bindings=_key_bindings(cycle, expand),
             prompt_continuation=CONTINUATION,
-            completer=_CommandCompleter(),
+            completer=completer,
             complete_while_typing=False,
             output=terminal_output(sys.stdout),
             bottom_toolbar=(lambda: [("class:mode", toolbar())]) if toolbar else None,
@@ -169,17 +173,26 @@ def _key_bindings(
     return bindings
 
 
-class _CommandCompleter(Completer):
-    """Tab completes a slash command's name."""
+class _Completer(Completer):
+    """Tab completes a slash command's name, and the path after an ``@``."""
+
+    def __init__(self, words: Callable[[], list[str]], workspace: Path) -> None:
+        self.words, self.workspace = words, workspace
+        self.paths = PathCompleter(get_paths=lambda: [str(self.workspace)], expanduser=True)
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
     ) -> Iterator[Completion]:
         typed = document.text_before_cursor
         if typed.startswith("/") and " " not in typed:
-            for word in command_words():
+            for word in self.words():
                 if word.startswith(typed):
                     yield Completion(word, start_position=-len(typed))
+            return
+        last = typed.rsplit(maxsplit=1)[-1] if typed.strip() else ""
+        if last.startswith("@") and '"' not in last:
+            path = Document(last[1:], len(last) - 1)
+            yield from self.paths.get_completions(path, complete_event)
 
 
 class LineReader:

@@ -18,7 +18,9 @@ from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.settings import Flags, load_settings, user_settings_path
 from nehanda.engine.context import Budget
+from nehanda.engine.system_prompt import INSTRUCTIONS_FILE
 from nehanda.engine.transcript import Session, find_session
+from nehanda.fs import config_dir, write_atomic
 from nehanda.permissions.overview import describe_permissions, describe_tools
 from nehanda.permissions.sandboxing import report
 from nehanda.providers.discovery import list_models
@@ -28,6 +30,19 @@ from nehanda.ui.summary import describe_compaction
 
 if TYPE_CHECKING:
     from nehanda.cli.repl import Repl
+
+INIT_PROMPT = f"""\
+Write an {INSTRUCTIONS_FILE} for this project: the instructions a coding agent reads \
+before it works here. First look at the tree and the files that matter (README, build \
+and test configuration, the main source folders) with the tools. Then answer with the \
+file's whole contents in Markdown and nothing else, no preamble: what the project is, \
+how to build, test and lint it (the exact commands), how the code is laid out, and the \
+conventions to follow. Keep it short and specific to this project. Do not write the file \
+yourself; nehanda writes your answer to it."""
+
+
+def skills_home() -> str:
+    return str(config_dir() / "skills")
 
 
 def context_rows(count: RequestCount, budget: Budget) -> list[tuple[str, str]]:
@@ -77,8 +92,31 @@ class SlashCommands:
             return None
 
     async def _cmd_help(self) -> None:
-        for title, rows in help_sections():
+        for title, rows in help_sections(self.repl.chat.commands.found):
             self.repl.renderer.table(title, rows)
+
+    async def _cmd_skills(self) -> None:
+        skills = self.repl.chat.skills.skills
+        if not skills:
+            self.repl.renderer.say(f"no skills; a folder with a SKILL.md goes in {skills_home()}")
+            return
+        rows = [(s.name, f"{s.description} ({s.scope}: {s.folder})") for s in skills.values()]
+        self.repl.renderer.table("Skills (the model loads one with the Skill tool)", rows)
+
+    async def _cmd_init(self) -> None:
+        path = self.repl.options.workspace / INSTRUCTIONS_FILE
+        if path.exists():
+            self.repl.renderer.say(f"{path} exists. Replace it with a new draft? (y = yes)")
+            answer = await self.repl.reader.read()
+            if (answer or "").strip().lower() not in ("y", "yes"):
+                self.repl.renderer.say(f"{path} is left as it was")
+                return
+        draft = await self.repl.draft(INIT_PROMPT)
+        if not draft.strip():
+            self.repl.renderer.error(f"the model wrote no draft; {path} is left as it was")
+            return
+        write_atomic(path, (draft.strip() + "\n").encode())
+        self.repl.renderer.say(f"wrote {path}", "bold")
 
     async def _cmd_model(self, name: str | None = None) -> None:
         current = self.repl.chat.agent.model

@@ -124,6 +124,12 @@ def _error_line(message: str) -> None:
 
 
 async def _run(options: RunOptions, report: _Report) -> RunFinished:
+    if options.prompt.lstrip().startswith("/"):  # a command nobody has: nothing is sent
+        from nehanda.cli.custom_commands import check_run_prompt
+        from nehanda.cli.repl_commands import command_words
+
+        repl_only = [word[1:] for word in command_words()]
+        check_run_prompt(options.prompt, options.session.workspace, repl_only)
     start = await start_session(replace(options.session, on_retry=report.retrying))
     # The first request is out: the rest of nehanda loads while the server answers.
     from nehanda.cli.session import open_session
@@ -158,8 +164,13 @@ async def _run(options: RunOptions, report: _Report) -> RunFinished:
 
 
 async def _ask(chat: ChatSession, prompt: str, report: _Report) -> RunFinished:
+    from nehanda.cli.custom_commands import prepare_prompt
+
     output, description = report.output(), report.description
-    async for event in chat.ask(prompt):
+    prepared = await prepare_prompt(chat, prompt)
+    for note in prepared.notes:
+        output.note(note)
+    async for event in chat.ask(prepared.text, prepared.rules, prepared.model):
         description.mode = chat.mode
         output.handle(event)
         if isinstance(event, RunFinished):

@@ -18,6 +18,7 @@ from pathlib import Path
 from nehanda import __version__
 from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.cli.session_start import SessionOptions, SessionStart, start_session
+from nehanda.config.commands import Commands, load_commands
 from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.profiles import PROFILES, chars_per_token
@@ -26,6 +27,7 @@ from nehanda.config.settings import (
     Settings,
     user_settings_path,
 )
+from nehanda.config.skills import SkillShelf, load_skills
 from nehanda.config.trust import (
     TRUST_BOUND_FILES,
     changed_trust_note,
@@ -53,7 +55,7 @@ from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.hidden import HiddenPaths
-from nehanda.permissions.rules import parse_rule
+from nehanda.permissions.rules import Rule, parse_rule
 from nehanda.permissions.sandboxing import (
     exposed_environment,
     session_programs,
@@ -90,6 +92,8 @@ class ChatSession:
     # The system prompt as built for this session; called with whether plan mode is on.
     system_prompt: Callable[..., str] | None = None
     mode_reason: str = ""  # why the session calls tools the way it does now
+    commands: Commands = field(default_factory=lambda: Commands({}))
+    skills: SkillShelf = field(default_factory=SkillShelf)
     _logged: int = 0
 
     @property
@@ -113,8 +117,26 @@ class ChatSession:
             raise TypeError("this session's tool calls do not go through a ToolGate")
         return toolset.inner
 
-    async def ask(self, prompt: str) -> AsyncIterator[EngineEvent]:
-        """Runs ``prompt`` to its answer; every message is logged as it is added."""
+    async def ask(
+        self, prompt: str, rules: tuple[Rule, ...] = (), model: str | None = None
+    ) -> AsyncIterator[EngineEvent]:
+        """Runs ``prompt`` to its answer, with ``rules`` allowed and ``model`` asked for
+        this turn only (a custom command's); every message is logged as it is added."""
+        kept = self.agent.model
+        self.agent.model = model or kept
+        try:
+            with self.gate.for_turn(rules):
+                async for event in self._run(prompt):
+                    yield event
+        finally:
+            self.agent.model = kept
+
+    def add_user_text(self, text: str) -> None:
+        """``text`` joins the conversation as the user's (what a ``!command`` printed)."""
+        self.agent.messages.append(Message.text_message("user", text))
+        self._log_new_messages()
+
+    async def _run(self, prompt: str) -> AsyncIterator[EngineEvent]:
         try:
             async for event in self.agent.run(prompt):
                 self._log_new_messages()
@@ -240,7 +262,12 @@ def _assembled(
     sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
     programs = session_programs(settings.sandbox, options.workspace)
     window = choose_window(config, capabilities.context_length, support.learned_window(config))
-    gate = _tool_gate(options, settings, rules, config, mcp, sandbox, programs, window.tokens)
+    skills = load_skills(options.workspace, trusted=trusted)
+    commands = load_commands(options.workspace, trusted=trusted)
+    gate = _tool_gate(
+        options, settings, rules, config, mcp, sandbox, programs, window.tokens, skills
+    )
+    skills.on_load = gate.skill_loaded
     masked = secret_values(names=key_names(settings, config))
     system_prompt = partial(build_system_prompt, options.workspace, instructions)
     agent = Agent(
@@ -269,10 +296,11 @@ def _assembled(
     notes = [n for n in (trust_note, changed_trust_note(options.workspace), withheld) if n]
     notes += start_notes(sandbox, settings.sandbox, programs) + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
-    notes += mcp.notes
+    notes += mcp.notes + list(commands.notes) + list(skills.notes) + _rule_notes(commands, skills)
     chat = ChatSession(
         agent, config, calling, support, log, session_id, notes, mcp, sandbox, system_prompt
     )
+    chat.commands, chat.skills = commands, skills
     chat.mode_reason = mode_reason(options, decision)
     chat._logged = len(agent.messages)
     return chat
@@ -297,6 +325,7 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     options = replace(options, resume=conversation, approve_all=False, permission_mode=mode)
     reopened = await open_session(options, chat.mcp)
     reopened.agent.toolset = chat.agent.toolset
+    reopened.skills = chat.skills  # the shelf the kept toolset's Skill tool reads
     if options.mode_override is not None and options.mode_override == chat.mode:
         reopened.mode_reason = chat.mode_reason  # /mode chose it, and still does
     chat.mcp = McpStart()
@@ -342,6 +371,20 @@ def _instruction_notes(instructions: list[Instructions]) -> list[str]:
     ]
 
 
+def _rule_notes(commands: Commands, skills: SkillShelf) -> list[str]:
+    """A note for each ``allowed-tools`` entry that is no rule nehanda can read."""
+    found = [(f"/{c.name} ({c.path})", c.allowed_tools) for c in commands.found.values()]
+    found += [(f"skill {s.name}", s.allowed_tools) for s in skills.skills.values()]
+    notes = []
+    for owner, texts in found:
+        for text in texts:
+            try:
+                parse_rule(text)
+            except ValueError as error:
+                notes.append(f"{owner}: allowed-tools {text!r} is left out: {error}")
+    return notes
+
+
 def key_names(settings: Settings, config: ProviderConfig) -> frozenset[str]:
     """The variables that hold provider keys: every profile's, and those settings name."""
     names = {profile.api_key_env for profile in PROFILES.values()}
@@ -359,6 +402,7 @@ def _tool_gate(
     sandbox: Sandbox | None,
     programs: Programs,
     window: int,
+    skills: SkillShelf,
 ) -> ToolGate:
     """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal;
     Bash inside the sandbox, helper programs run from where the session found them."""
@@ -381,6 +425,7 @@ def _tool_gate(
         sandbox=sandbox,
         hidden=HiddenPaths.build(rules.deny, options.workspace),
         programs=programs,
+        skills=skills,
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():

@@ -31,23 +31,31 @@ refused; the MCP tools offered are those their server marks ``readOnlyHint`` (th
 ask), and ToolSearch finds only those. What a call's tool is, the gate reads from the
 call (``CheckedCall.facts``), never from a table of tools. Its refusals are answers like
 any other: ``tools.masked.Masked``, around the gate, caps them.
+
+Custom commands and skills add allow rules, never beyond a deny or ask rule: a command's
+``allowed-tools`` for its one turn (``for_turn``), a loaded skill's for the rest of the
+session with one rule letting the reading tools into the skill's resolved folder
+(``skill_loaded``), so a symlink there that leads out of it still asks.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from nehanda.config.permission_modes import PERMISSION_MODES, Mode
+from nehanda.config.skills import Skill
 from nehanda.errors import PermissionDenied
 from nehanda.permissions.decision import PermissionRules, decide
 from nehanda.permissions.edited_files import EditedFiles
 from nehanda.permissions.harmless import UNCONFINED, Confinement
 from nehanda.permissions.repository import plain_repository
+from nehanda.permissions.rules import Rule, escape_glob, parse_rule
 from nehanda.permissions.secrets import secret_paths
 from nehanda.permissions.shell import analyse
 from nehanda.sandbox.confine import Sandbox
@@ -83,6 +91,7 @@ class ToolGate:
         default=None, repr=False
     )
     _edited: EditedFiles = field(init=False, repr=False)
+    _turn: tuple[Rule, ...] = field(default=(), repr=False)  # a custom command's allow rules
 
     def __post_init__(self) -> None:
         self.set_mode(self.rules.mode)
@@ -107,6 +116,33 @@ class ToolGate:
 
     def check(self, use: ToolUse) -> CheckedCall | ToolResult:
         return self.inner.check(use)
+
+    @property
+    def in_force(self) -> PermissionRules:
+        """The rules a call is decided by: the session's and the turn's allow rules."""
+        return (
+            self.rules
+            if not self._turn
+            else replace(self.rules, allow=self.rules.allow + self._turn)
+        )
+
+    @contextmanager
+    def for_turn(self, rules: tuple[Rule, ...]) -> Iterator[None]:
+        """``rules`` added to the allow rules while the block runs (one turn)."""
+        self._turn = rules
+        try:
+            yield
+        finally:
+            self._turn = ()
+
+    def skill_loaded(self, skill: Skill) -> None:
+        """Lets the reading tools into ``skill``'s folder, and adds its allow rules (those
+        that do not parse were named at start and are left out)."""
+        folder = Path(os.path.realpath(skill.folder))
+        texts = list(skill.allowed_tools)
+        if not _too_wide(folder, self.workspace):
+            texts.append(f"Read({escape_glob(str(folder))}/**)")
+        self.rules = self.rules.allowing(text for text in texts if _parses(text))
 
     def plain_output(self, content: str) -> str:
         return self.inner.plain_output(content)
@@ -147,7 +183,7 @@ class ToolGate:
     def _decide(self, checked: CheckedCall) -> Decision:
         """The decision on ``checked``; raises what the file system raises as it changes."""
         held = self._confinement(checked)
-        decision = decide(checked, self.rules, self.workspace, held, self._edited.unseen())
+        decision = decide(checked, self.in_force, self.workspace, held, self._edited.unseen())
         return self._outside_sandbox(checked, self._unconfined(checked, decision))
 
     def _confinement(self, checked: CheckedCall) -> Confinement:
@@ -182,7 +218,7 @@ class ToolGate:
         if command is None:
             return decision
         risks = analyse(command).risks
-        allowed = decide(checked, replace(self.rules, mode="default"), self.workspace)
+        allowed = decide(checked, replace(self.in_force, mode="default"), self.workspace)
         if not risks or isinstance(allowed, Allow):
             return decision
         return Ask(
@@ -212,6 +248,20 @@ class ToolGate:
             f"the sandbox lets no command {verb} {closed[0]}, so --yes does not cover it",
             outside=decision.outside,
         )
+
+
+def _too_wide(folder: Path, workspace: Path) -> bool:
+    """Whether a skill's folder holds the home folder or the workspace (a symlink to one):
+    no skill's files are all of those."""
+    return any(is_inside(place, folder) for place in (Path.home(), workspace, Path("/")))
+
+
+def _parses(text: str) -> bool:
+    try:
+        parse_rule(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _refusal(use: ToolUse, decision: Ask, answer: Answer) -> PermissionDenied:

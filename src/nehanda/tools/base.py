@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
+from nehanda.config.skills import SkillShelf
 from nehanda.errors import ToolError
 from nehanda.sandbox.programs import Programs
 from nehanda.tools.filestate import FileRecord
@@ -48,7 +49,7 @@ class ToolContext:
     walks of Grep, Glob and LS never enter, list or search (the secret places and the
     Read deny rules, ``permissions.hidden.HiddenPaths``). ``programs`` are the helper
     programs found at start where no sandboxed command can write (none by default: Grep
-    then searches in Python).
+    then searches in Python). ``skills`` are the session's skills (the Skill tool's).
     """
 
     workspace: Path
@@ -58,6 +59,7 @@ class ToolContext:
     sandbox: Sandbox | None = None
     hidden: Callable[[Path], bool] = field(default=lambda path: False)
     programs: Programs = field(default_factory=Programs)
+    skills: SkillShelf = field(default_factory=SkillShelf)
 
     def resolve_walk(self, raw: str, *, tool: str, action: str) -> Path:
         """Like ``resolve``, and a ``ToolError`` for a hidden place to walk from."""
@@ -100,6 +102,9 @@ class Tool:
     diff: Callable[[JsonObject, Path], list[str]] | None = None
     plain_output: Callable[[str], str] | None = None
     outcome: Callable[[JsonObject, str], str] | None = None
+    # The spec as a session offers it (None: not offered), for a tool whose description
+    # depends on what the session found (Skill); such a tool is not in the fixed list.
+    offered_in: Callable[[ToolContext], ToolSpec | None] | None = None
 
     def spec(self) -> ToolSpec:
         return self._spec

@@ -15,14 +15,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, cached_property
 from types import MappingProxyType
 from typing import Any
 
 import pydantic
 
 from nehanda.errors import ToolCallFormatError, ToolError
-from nehanda.tools import bash, edit, glob, grep, ls, read, write
+from nehanda.tools import bash, edit, glob, grep, ls, read, skill, write
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.masked import Masked
 from nehanda.types import CheckedCall, ToolFacts, ToolResult, ToolSpec, ToolUse
@@ -36,6 +36,7 @@ _TOOLS: tuple[Tool, ...] = (
     ls.TOOL,
     glob.TOOL,
     grep.TOOL,
+    skill.TOOL,
 )
 
 BUILTIN_TOOLS: Mapping[str, Tool] = MappingProxyType({tool.name: tool for tool in _TOOLS})
@@ -47,7 +48,8 @@ _MAX_QUOTED_INPUT = 80
 
 @cache
 def builtin_specs() -> tuple[ToolSpec, ...]:
-    return tuple(tool.spec() for tool in _TOOLS)
+    """The tools every session offers (not those whose spec depends on it: Skill)."""
+    return tuple(tool.spec() for tool in _TOOLS if tool.offered_in is None)
 
 
 def builtin_facts() -> Mapping[str, ToolFacts]:
@@ -79,7 +81,7 @@ def _checked(tool_use: ToolUse) -> CheckedCall:
     raw = json.dumps({"name": tool_use.name, "arguments": tool_use.input}, default=str)
     tool = BUILTIN_TOOLS.get(tool_use.name)
     if tool is None:
-        names = ", ".join(BUILTIN_TOOLS)
+        names = ", ".join(spec.name for spec in builtin_specs())  # every session's
         raise ToolCallFormatError(raw, f"Unknown tool {tool_use.name!r}. The tools are: {names}.")
     if tool_use.input_error is not None:
         raise ToolCallFormatError(raw, tool_use.input_error)
@@ -141,9 +143,11 @@ class BuiltinTools:
     check = staticmethod(check_call)
     plain_output = staticmethod(plain_output)
 
-    @property
+    @cached_property
     def specs(self) -> tuple[ToolSpec, ...]:
-        return builtin_specs()
+        # One tuple per session: the caches downstream key on its identity.
+        offered = (tool.offered_in(self.context) for tool in _TOOLS if tool.offered_in)
+        return (*builtin_specs(), *(spec for spec in offered if spec is not None))
 
     async def run(
         self, checked: CheckedCall, started: Callable[[], None] | None = None
