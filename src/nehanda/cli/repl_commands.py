@@ -55,6 +55,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         then=MODES,
     ),
     CommandSpec("mcp", "/mcp", "the MCP servers, their state and tools"),
+    CommandSpec("bashes", "/bashes", "the background shells: state, command, output file"),
     CommandSpec("clear", "/clear", "start a new conversation"),
     CommandSpec(
         "resume", "/resume [ID]", "pick a recent session here to continue, or session ID", 1

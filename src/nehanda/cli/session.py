@@ -53,7 +53,7 @@ from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.hidden import HiddenPaths
-from nehanda.permissions.rules import parse_rule
+from nehanda.permissions.rules import named_hosts, parse_rule
 from nehanda.permissions.sandboxing import (
     exposed_environment,
     session_programs,
@@ -68,9 +68,11 @@ from nehanda.providers.window import choose_window
 from nehanda.sandbox.confine import Sandbox
 from nehanda.sandbox.programs import Programs
 from nehanda.secret_env import seal, secret_values
+from nehanda.tools.background import BackgroundShells
 from nehanda.tools.base import ToolContext
 from nehanda.tools.masked import Masked
 from nehanda.tools.registry import BuiltinTools
+from nehanda.tools.web_access import WebAccess
 from nehanda.types import Message
 from nehanda.ui.summary import Chosen
 from nehanda.verdicts import Approver
@@ -89,6 +91,8 @@ class ChatSession:
     sandbox: Sandbox | None = None
     # The system prompt as built for this session; called with whether plan mode is on.
     system_prompt: Callable[..., str] | None = None
+    # The shells its Bash runs in the background (``/bashes``); they end with the session.
+    shells: BackgroundShells | None = None
     mode_reason: str = ""  # why the session calls tools the way it does now
     _logged: int = 0
 
@@ -183,6 +187,9 @@ class ChatSession:
         self.log.append({"type": "error", "error": message})
 
     async def close(self) -> None:
+        """Ends the session: its background shells are killed, its servers stopped."""
+        if self.shells is not None:
+            self.shells.close()
         self.log.close()
         try:
             await self.agent.provider.aclose()
@@ -240,7 +247,10 @@ def _assembled(
     sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
     programs = session_programs(settings.sandbox, options.workspace)
     window = choose_window(config, capabilities.context_length, support.learned_window(config))
-    gate = _tool_gate(options, settings, rules, config, mcp, sandbox, programs, window.tokens)
+    shells = BackgroundShells()
+    gate = _tool_gate(
+        options, settings, rules, config, mcp, sandbox, programs, window.tokens, shells
+    )
     masked = secret_values(names=key_names(settings, config))
     system_prompt = partial(build_system_prompt, options.workspace, instructions)
     agent = Agent(
@@ -274,6 +284,7 @@ def _assembled(
         agent, config, calling, support, log, session_id, notes, mcp, sandbox, system_prompt
     )
     chat.mode_reason = mode_reason(options, decision)
+    chat.shells = shells
     chat._logged = len(agent.messages)
     return chat
 
@@ -297,6 +308,7 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     options = replace(options, resume=conversation, approve_all=False, permission_mode=mode)
     reopened = await open_session(options, chat.mcp)
     reopened.agent.toolset = chat.agent.toolset
+    reopened.shells, chat.shells = chat.shells, None  # they run in that toolset
     if options.mode_override is not None and options.mode_override == chat.mode:
         reopened.mode_reason = chat.mode_reason  # /mode chose it, and still does
     chat.mcp = McpStart()
@@ -359,9 +371,11 @@ def _tool_gate(
     sandbox: Sandbox | None,
     programs: Programs,
     window: int,
+    shells: BackgroundShells,
 ) -> ToolGate:
     """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal;
-    Bash inside the sandbox, helper programs run from where the session found them."""
+    Bash inside the sandbox, helper programs run from where the session found them, and
+    WebFetch reaching the private hosts the rules in force name (those "always" adds too)."""
     mode = "yolo" if options.approve_all else options.permission_mode
     rules = replace(
         rules,
@@ -381,6 +395,9 @@ def _tool_gate(
         sandbox=sandbox,
         hidden=HiddenPaths.build(rules.deny, options.workspace),
         programs=programs,
+        shells=shells,
+        # Read at each fetch: the gate, made below, is where the rules in force live.
+        web=WebAccess(named=lambda: named_hosts((*gate.rules.allow, *gate.rules.ask))),
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
@@ -404,4 +421,5 @@ def _tool_gate(
         window,
         PERMISSION_MODES[rules.mode].refuses_changes,
     )
-    return ToolGate(tools, options.workspace, rules, approver, confined, sandbox)
+    gate = ToolGate(tools, options.workspace, rules, approver, confined, sandbox)
+    return gate
