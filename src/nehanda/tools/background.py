@@ -54,7 +54,7 @@ class Shell:
     unread: bytearray = field(default_factory=bytearray)
     dropped: int = 0  # bytes of unread output memory could not keep
     logged: int = 0
-    killed: bool = False
+    killed: str = ""  # who killed it: KillShell, or the session's end
     _fd: int | None = None
     _log: BinaryIO | None = None
     _came: asyncio.Event = field(default_factory=asyncio.Event)
@@ -68,7 +68,7 @@ class Shell:
         if code is None:
             return "running"
         if self.killed:
-            return "killed (KillShell)"
+            return f"killed ({self.killed})"
         if code < 0:
             return f"ended, killed by signal {signal.strsignal(-code) or -code}"
         return f"ended (exit code {code})"
@@ -177,7 +177,7 @@ class BackgroundShells:
         shell = self.get(shell_id, tool)
         if shell.process.poll() is not None and not group_alive(shell.pid):
             return f"shell {shell.id} had already {shell.status()}; nothing to kill"
-        shell.killed = True
+        shell.killed = "KillShell"
         await _stop(shell)
         return f"shell {shell.id} killed ({shell.command})"
 
@@ -185,7 +185,8 @@ class BackgroundShells:
         """Kills every shell and what it started, now (the session ends)."""
         for shell in self.shells.values():
             if shell.process.poll() is None or group_alive(shell.pid):
-                shell.killed = shell.killed or shell.process.poll() is None
+                if shell.process.poll() is None:
+                    shell.killed = shell.killed or "the session ended"
                 _signal(shell.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 shell.process.wait(TERM_GRACE)

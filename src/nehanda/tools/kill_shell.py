@@ -1,8 +1,9 @@
 """KillShell: stop one background shell, with Claude Code's arguments ``{"shell_id"}``.
 
 Only shells this session started (``ToolContext.shells``) can be named, so it can stop
-nothing else: it runs without asking in the modes that let commands be asked about
-(its kind is ``execute``; plan mode, where no command runs, refuses it).
+nothing else: its facts say it reads only (it changes nothing beyond what the session's
+own approved commands started), so it runs without asking; its kind is ``execute``, so
+plan mode, where no command runs, neither offers nor runs it.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ TOOL = Tool(
     name=NAME,
     description=DESCRIPTION,
     args_model=KillShellArgs,
-    read_only=False,
+    read_only=True,
     kind="execute",
     handler=kill_shell,
     summary_keys=("shell_id",),
