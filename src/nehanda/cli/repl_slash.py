@@ -31,6 +31,8 @@ from nehanda.ui.summary import describe_compaction
 if TYPE_CHECKING:
     from nehanda.cli.repl import Repl
 
+_SHOWN_COMMAND = 60
+
 
 def context_rows(count: RequestCount, budget: Budget) -> list[tuple[str, str]]:
     """What ``/context`` shows: each part's tokens and share of the window."""
@@ -46,14 +48,16 @@ def context_rows(count: RequestCount, budget: Budget) -> list[tuple[str, str]]:
 
 
 def shell_rows(shells: BackgroundShells) -> list[tuple[str, str]]:
-    """What ``/bashes`` shows: each shell's id, then its state, pid, command and file."""
-    return [
-        (
-            shell.id,
-            printable(f"{shell.status()} · pid {shell.pid} · {shell.command} · {shell.log_path}"),
-        )
-        for shell in shells.shells.values()
-    ]
+    """What ``/bashes`` shows: each shell's id, then its state, pid, command (on one line,
+    cut short) and output file."""
+    rows = []
+    for shell in shells.shells.values():
+        command = " ".join(shell.command.split())
+        if len(command) > _SHOWN_COMMAND:
+            command = command[: _SHOWN_COMMAND - 1].rstrip() + " …"
+        rows.append((shell.id, printable(f"{shell.status()} · pid {shell.pid} · {command}")))
+        rows.append(("", printable(f"output: {shell.log_path}")))
+    return rows
 
 
 @dataclass
