@@ -11,7 +11,9 @@ import pytest
 from fakes import checked
 from nehanda.config.permission_modes import Mode
 from nehanda.permissions.decision import PermissionRules, decide
+from nehanda.permissions.overview import describe_tools
 from nehanda.permissions.rules import named_hosts, parse_rule
+from nehanda.tools.registry import builtin_specs
 from nehanda.types import ToolUse
 from nehanda.verdicts import Allow, Ask, Decision, Deny
 
@@ -109,3 +111,12 @@ def test_a_deny_rule_stops_the_shell_tools_too() -> None:
     for name, key in (("KillShell", "shell_id"), ("BashOutput", "bash_id")):
         call = checked(ToolUse("c", name, {key: "bash_1"}))
         assert isinstance(decide(call, rules, Path("/")), Deny)
+
+
+def test_tools_says_what_the_new_tools_do_without_a_rule(tmp_path: Path) -> None:
+    shown = describe_tools(builtin_specs(), PermissionRules(), tmp_path).splitlines()
+    assert "  WebFetch hosts no rule names: asks first" in shown
+    assert "  BashOutput runs" in shown and "  KillShell runs" in shown
+    allowed = PermissionRules.parse(allow=["WebFetch(domain:127.0.0.1)"])
+    shown = describe_tools(builtin_specs(), allowed, tmp_path).splitlines()
+    assert "         allow WebFetch(domain:127.0.0.1)" in shown

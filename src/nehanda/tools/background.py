@@ -41,6 +41,7 @@ MEMORY_CAP = 1024 * 1024
 LOG_CAP = 64 * 1024 * 1024
 FIRST_WAIT = 1.0
 _READ = 65536
+_BURST = 64  # reads per drain: 4 MiB, many times what a pipe holds
 
 
 @dataclass
@@ -74,8 +75,11 @@ class Shell:
         return f"ended (exit code {code})"
 
     def drain(self) -> None:
-        """Takes in what the pipe holds now, without waiting."""
-        while self._fd is not None:
+        """Takes in what the pipe holds now, without waiting; a bounded amount, so that a
+        command writing as fast as it is read cannot hold the event loop."""
+        for _ in range(_BURST):
+            if self._fd is None:
+                return
             try:
                 chunk = os.read(self._fd, _READ)
             except BlockingIOError:
