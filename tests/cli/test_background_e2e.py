@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pexpect
@@ -49,8 +50,12 @@ def args(server: ScriptedServer, *extra: str) -> list[str]:
 
 def pids(workspace: Path) -> list[int]:
     for path in (workspace / "shell.pid", workspace / "child.pid"):
-        until(lambda p=path: p.exists() and p.read_text().strip() != "", f"{path.name} written")
+        until(partial(_written, path), f"{path.name} written")
     return [int((workspace / name).read_text()) for name in ("shell.pid", "child.pid")]
+
+
+def _written(path: Path) -> bool:
+    return path.exists() and path.read_text().strip() != ""
 
 
 def tool_texts(server: ScriptedServer) -> list[str]:
