@@ -147,12 +147,14 @@ def test_output_beyond_what_memory_keeps_is_in_the_file_the_read_names(
     context: ToolContext, ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(background, "MEMORY_CAP", 1000)
-    command = "for i in $(seq 1000 1999); do echo line$i; done; touch said; sleep 1000"
+    command = (
+        "echo ready; while [ ! -e go ]; do sleep 0.01; done; "
+        "for i in $(seq 1000 1999); do echo line$i; done; touch said; sleep 1000"
+    )
 
     async def scenario() -> ToolResult:
         await call(context, "Bash", command=command, run_in_background=True)
-        while not (ws / "said").exists():
-            await asyncio.sleep(0.01)
+        await step(ws, "go", "said")
         return await call(context, "BashOutput", bash_id="bash_1")
 
     result = asyncio.run(scenario())
@@ -160,8 +162,8 @@ def test_output_beyond_what_memory_keeps_is_in_the_file_the_read_names(
     log = context.shells.shells["bash_1"].log_path
     assert f"the whole output is in {log}" in result.content
     assert result.content.endswith("line1999") and "line1000" not in result.content
-    assert log.read_text().splitlines()[0] == "line1000"
-    assert len(log.read_text().splitlines()) == 1000
+    assert log.read_text().splitlines()[:2] == ["ready", "line1000"]
+    assert len(log.read_text().splitlines()) == 1001
 
 
 def test_only_the_sessions_own_shells_can_be_read_or_killed(context: ToolContext) -> None:
