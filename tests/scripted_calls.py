@@ -39,3 +39,18 @@ def text_stream(text: str) -> bytes:
     return (
         b": vLLM 0.8, text written by the test\n" + ("".join(parts) + "data: [DONE]\n\n").encode()
     )
+
+
+def rescue_calls_stream(calls: list[tuple[str, dict[str, Any]]]) -> bytes:
+    """The same calls written as rescue mode asks for them: ``[TOOL_CALL]`` blocks in the
+    text of one message, which ends with ``stop``."""
+    text = "".join(
+        "[TOOL_CALL]" + json.dumps({"name": name, "arguments": arguments}) + "[/TOOL_CALL]\n"
+        for name, arguments in calls
+    )
+    parts = [chunk({"role": "assistant", "content": ""}), chunk({"content": text})]
+    parts.append(chunk({"content": ""}, "stop"))
+    return (
+        b": vLLM 0.8 in rescue mode, calls written as text by the test\n"
+        + ("".join(parts) + "data: [DONE]\n\n").encode()
+    )

@@ -135,7 +135,8 @@ class ToolFacts:
     lets one run unasked. ``path_argument`` names the argument holding the path a file
     tool works on (``path_default`` when it is left out), and ``more_paths`` adds the
     other places a call reaches from it (Glob's pattern directories).
-    ``command_argument`` names the shell command a tool runs. ``summary_keys`` are the
+    ``command_argument`` names the shell command a tool runs, ``url_argument`` the URL a
+    tool fetches (its rules name hosts: ``WebFetch(domain:HOST)``). ``summary_keys`` are the
     arguments that say most about a call, best first. ``diff`` is the unified diff a
     call would make to a file, read before it runs (it raises ``ToolError`` or
     ``ValueError`` when the call could not apply). ``plain_output`` takes away the
@@ -152,6 +153,7 @@ class ToolFacts:
     path_default: str | None = None
     more_paths: Callable[[JsonObject, str], list[str]] | None = None
     command_argument: str | None = None
+    url_argument: str | None = None
     summary_keys: tuple[str, ...] = ()
     diff: Callable[[JsonObject, Path], list[str]] | None = None
     plain_output: Callable[[str], str] | None = None
@@ -174,11 +176,19 @@ class ToolFacts:
         command = arguments.get(self.command_argument)
         return command if isinstance(command, str) else None
 
+    def url(self, arguments: JsonObject) -> str | None:
+        """The URL a call fetches, if the tool fetches and the call gives one."""
+        if self.url_argument is None:
+            return None
+        url = arguments.get(self.url_argument)
+        return url if isinstance(url, str) else None
+
     @property
     def key_arguments(self) -> tuple[str, ...]:
         """The arguments that say what a call does, as permissions judge it: the command
-        it runs, the path it works on."""
-        return tuple(key for key in (self.command_argument, self.path_argument) if key)
+        it runs, the path it works on, the URL it fetches."""
+        keys = (self.command_argument, self.path_argument, self.url_argument)
+        return tuple(key for key in keys if key)
 
     def summary(self, arguments: JsonObject) -> str | None:
         """The argument that says most about a call, if the call gives one."""

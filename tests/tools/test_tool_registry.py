@@ -49,10 +49,14 @@ def keys_anywhere(node: Any) -> set[str]:
             ["file_path", "old_string", "new_string"],
             ["file_path", "old_string", "new_string", "replace_all"],
         ),
-        ("Bash", ["command"], ["command", "timeout"]),
+        ("Bash", ["command"], ["command", "timeout", "run_in_background"]),
         ("LS", None, ["path"]),
         ("Glob", ["pattern"], ["pattern", "path"]),
         ("Grep", ["pattern"], ["pattern", "path", "glob", "ignore_case", "output_mode"]),
+        # Claude Code's own argument names, which models trained on its tools write.
+        ("BashOutput", ["bash_id"], ["bash_id", "filter"]),
+        ("KillShell", ["shell_id"], ["shell_id"]),
+        ("WebFetch", ["url", "prompt"], ["url", "prompt"]),
     ],
 )
 def test_schemas_are_compact_and_complete(
@@ -69,10 +73,16 @@ def test_schemas_are_compact_and_complete(
 
 def test_builtin_specs_list_every_tool_with_its_description() -> None:
     specs = builtin_specs()
-    assert [spec.name for spec in specs] == ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"]
+    assert [spec.name for spec in specs] == [
+        *("Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"),
+        *("BashOutput", "KillShell", "WebFetch"),
+    ]
     assert all(len(spec.description) > 100 for spec in specs)
     read_only = {name for name, tool in BUILTIN_TOOLS.items() if tool.read_only}
-    assert read_only == {"Read", "LS", "Glob", "Grep", "Skill"}
+    # KillShell stops only what the session's own commands started.
+    assert read_only == {
+        "Read", "LS", "Glob", "Grep", "Skill", "BashOutput", "KillShell", "WebFetch"
+    }  # fmt: skip
 
 
 def test_optional_defaults_are_kept_and_null_defaults_dropped() -> None:
@@ -86,7 +96,8 @@ def test_unknown_tool_names_the_valid_ones(ws: Path) -> None:
     result = call(ws, "Shell", {"command": "ls"})
     assert result.is_error
     assert result.content == (
-        "Unknown tool 'Shell'. The tools are: Read, Write, Edit, Bash, LS, Glob, Grep."
+        "Unknown tool 'Shell'. The tools are: Read, Write, Edit, Bash, LS, Glob, Grep, "
+        "BashOutput, KillShell, WebFetch."
     )
 
 

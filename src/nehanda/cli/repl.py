@@ -37,6 +37,7 @@ from nehanda.cli.repl_lists import (
 from nehanda.cli.repl_slash import SlashCommands, Tally
 from nehanda.cli.session import ChatSession, open_session
 from nehanda.cli.session_start import SessionOptions
+from nehanda.cli.sigterm import ended_by_sigterm
 from nehanda.cli.turn_keys import TurnKeys
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.permission_modes import next_in_cycle
@@ -65,6 +66,11 @@ def run_repl(options: SessionOptions, first_prompt: str | None = None) -> int:
 
 
 async def _main(options: SessionOptions, first_prompt: str | None) -> int:
+    with ended_by_sigterm():
+        return await _session(options, first_prompt)
+
+
+async def _session(options: SessionOptions, first_prompt: str | None) -> int:
     renderer = LiveRenderer(make_console(), options.workspace)
     options = replace(options, on_retry=renderer.handle)
     try:

@@ -62,6 +62,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("mcp", "/mcp", "the MCP servers, their state and tools"),
     CommandSpec("skills", "/skills", "the skills the model may load, and where each is kept"),
     CommandSpec("init", "/init", "have the model read the project and write its AGENTS.md"),
+    CommandSpec("bashes", "/bashes", "the background shells: state, command, output file"),
     CommandSpec("clear", "/clear", "start a new conversation"),
     CommandSpec(
         "resume", "/resume [ID]", "pick a recent session here to continue, or session ID", 1

@@ -25,7 +25,9 @@ from nehanda.permissions.overview import describe_permissions, describe_tools
 from nehanda.permissions.sandboxing import report
 from nehanda.providers.discovery import list_models
 from nehanda.providers.mode import Mode
+from nehanda.tools.background import BackgroundShells
 from nehanda.types import RequestCount, Usage
+from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import describe_compaction
 
 if TYPE_CHECKING:
@@ -45,6 +47,9 @@ def skills_home() -> str:
     return str(config_dir() / "skills")
 
 
+_SHOWN_COMMAND = 60
+
+
 def context_rows(count: RequestCount, budget: Budget) -> list[tuple[str, str]]:
     """What ``/context`` shows: each part's tokens and share of the window."""
     free = max(budget.window - budget.reply_reserve - count.total, 0)
@@ -56,6 +61,19 @@ def context_rows(count: RequestCount, budget: Budget) -> list[tuple[str, str]]:
         ("free", free),
     ]
     return [(name, f"{tokens:,} ({tokens / budget.window:.0%})") for name, tokens in parts]
+
+
+def shell_rows(shells: BackgroundShells) -> list[tuple[str, str]]:
+    """What ``/bashes`` shows: each shell's id, then its state, pid, command (on one line,
+    cut short) and output file."""
+    rows = []
+    for shell in shells.shells.values():
+        command = " ".join(shell.command.split())
+        if len(command) > _SHOWN_COMMAND:
+            command = command[: _SHOWN_COMMAND - 1].rstrip() + " …"
+        rows.append((shell.id, printable(f"{shell.status()} · pid {shell.pid} · {command}")))
+        rows.append(("", printable(f"output: {shell.log_path}")))
+    return rows
 
 
 @dataclass
@@ -187,6 +205,13 @@ class SlashCommands:
         from nehanda.cli.mcp_command import describe_running
 
         self.repl.renderer.say(describe_running(self.repl.chat.mcp))
+
+    async def _cmd_bashes(self) -> None:
+        shells = self.repl.chat.shells
+        if shells is None or not shells.shells:
+            self.repl.renderer.say("no background shells in this session")
+            return
+        self.repl.renderer.table("Background shells", shell_rows(shells))
 
     async def _cmd_clear(self) -> None:
         await self._new_conversation(None)

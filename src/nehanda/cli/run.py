@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nehanda.cli.session_start import SessionOptions, start_session
+from nehanda.cli.sigterm import ended_by_sigterm
 from nehanda.errors import NehandaError
 from nehanda.events import Retrying, RunFinished
 
@@ -130,6 +131,11 @@ async def _run(options: RunOptions, report: _Report) -> RunFinished:
 
         repl_only = [word[1:] for word in command_words()]
         check_run_prompt(options.prompt, options.session.workspace, repl_only)
+    with ended_by_sigterm():
+        return await _run_session(options, report)
+
+
+async def _run_session(options: RunOptions, report: _Report) -> RunFinished:
     start = await start_session(replace(options.session, on_retry=report.retrying))
     # The first request is out: the rest of nehanda loads while the server answers.
     from nehanda.cli.session import open_session

@@ -55,7 +55,7 @@ from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
 from nehanda.permissions.gate import ToolGate
 from nehanda.permissions.hidden import HiddenPaths
-from nehanda.permissions.rules import Rule, parse_rule
+from nehanda.permissions.rules import Rule, named_hosts, parse_rule
 from nehanda.permissions.sandboxing import (
     exposed_environment,
     session_programs,
@@ -70,9 +70,11 @@ from nehanda.providers.window import choose_window
 from nehanda.sandbox.confine import Sandbox
 from nehanda.sandbox.programs import Programs
 from nehanda.secret_env import seal, secret_values
+from nehanda.tools.background import BackgroundShells
 from nehanda.tools.base import ToolContext
 from nehanda.tools.masked import Masked
 from nehanda.tools.registry import BuiltinTools
+from nehanda.tools.web_access import WebAccess
 from nehanda.types import Message
 from nehanda.ui.summary import Chosen
 from nehanda.verdicts import Approver
@@ -91,6 +93,8 @@ class ChatSession:
     sandbox: Sandbox | None = None
     # The system prompt as built for this session; called with whether plan mode is on.
     system_prompt: Callable[..., str] | None = None
+    # The shells its Bash runs in the background (``/bashes``); they end with the session.
+    shells: BackgroundShells | None = None
     mode_reason: str = ""  # why the session calls tools the way it does now
     commands: Commands = field(default_factory=lambda: Commands({}))
     skills: SkillShelf = field(default_factory=SkillShelf)
@@ -205,6 +209,9 @@ class ChatSession:
         self.log.append({"type": "error", "error": message})
 
     async def close(self) -> None:
+        """Ends the session: its background shells are killed, its servers stopped."""
+        if self.shells is not None:
+            self.shells.close()
         self.log.close()
         try:
             await self.agent.provider.aclose()
@@ -264,8 +271,9 @@ def _assembled(
     window = choose_window(config, capabilities.context_length, support.learned_window(config))
     skills = load_skills(options.workspace, trusted=trusted)
     commands = load_commands(options.workspace, trusted=trusted)
+    shells = BackgroundShells()
     gate = _tool_gate(
-        options, settings, rules, config, mcp, sandbox, programs, window.tokens, skills
+        options, settings, rules, config, mcp, sandbox, programs, window.tokens, skills, shells
     )
     skills.on_load = gate.skill_loaded
     masked = secret_values(names=key_names(settings, config))
@@ -302,6 +310,7 @@ def _assembled(
     )
     chat.commands, chat.skills = commands, skills
     chat.mode_reason = mode_reason(options, decision)
+    chat.shells = shells
     chat._logged = len(agent.messages)
     return chat
 
@@ -326,6 +335,7 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     reopened = await open_session(options, chat.mcp)
     reopened.agent.toolset = chat.agent.toolset
     reopened.skills = chat.skills  # the shelf the kept toolset's Skill tool reads
+    reopened.shells, chat.shells = chat.shells, None  # they run in that toolset
     if options.mode_override is not None and options.mode_override == chat.mode:
         reopened.mode_reason = chat.mode_reason  # /mode chose it, and still does
     chat.mcp = McpStart()
@@ -403,9 +413,11 @@ def _tool_gate(
     programs: Programs,
     window: int,
     skills: SkillShelf,
+    shells: BackgroundShells,
 ) -> ToolGate:
     """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal;
-    Bash inside the sandbox, helper programs run from where the session found them."""
+    Bash inside the sandbox, helper programs run from where the session found them, and
+    WebFetch reaching the private hosts the rules in force name (those "always" adds too)."""
     mode = "yolo" if options.approve_all else options.permission_mode
     rules = replace(
         rules,
@@ -426,6 +438,9 @@ def _tool_gate(
         hidden=HiddenPaths.build(rules.deny, options.workspace),
         programs=programs,
         skills=skills,
+        shells=shells,
+        # Read at each fetch: the gate, made below, is where the rules in force live.
+        web=WebAccess(named=lambda: named_hosts((*gate.rules.allow, *gate.rules.ask))),
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
@@ -449,4 +464,5 @@ def _tool_gate(
         window,
         PERMISSION_MODES[rules.mode].refuses_changes,
     )
-    return ToolGate(tools, options.workspace, rules, approver, confined, sandbox)
+    gate = ToolGate(tools, options.workspace, rules, approver, confined, sandbox)
+    return gate

@@ -32,6 +32,8 @@ components. In order:
    covers one of its paths, ``git`` finds the workspace's own repository and its
    configuration names no program (``permissions.repository``), and no program in
    ``PATH`` lies in the workspace;
+   A fetch (``WebFetch``) asks unless an allow rule names its host
+   (``WebFetch(domain:HOST)``); deny and ask rules name hosts the same way;
 7. outside ``yolo`` mode, a call allowed so far asks all the same when it repeats one
    written in an earlier tool's output, judged by its command or path
    (``ToolUse.copied_from``): the model may have repeated what it read rather than
@@ -69,6 +71,7 @@ from nehanda.permissions.rules import (
     Rule,
     command_rule_matches,
     escape_glob,
+    host_rule_matches,
     names_a_place_in,
     parse_rule,
     path_rule_matches,
@@ -77,6 +80,7 @@ from nehanda.permissions.rules import (
     family as rule_family,
 )
 from nehanda.permissions.shell import SimpleCommand, analyse
+from nehanda.tools.fetch_address import url_host
 from nehanda.tools.paths import is_inside, workspace_relative
 from nehanda.types import CheckedCall, ToolFacts, ToolUse
 from nehanda.verdicts import Allow, Ask, Decision, Deny
@@ -189,6 +193,8 @@ def _decide_tool(
         return _decide_command(facts, tool_use, rules, workspace, held)
     if facts.path_argument is not None:
         return _decide_paths(facts, tool_use, rules, workspace)
+    if facts.url_argument is not None:
+        return _decide_fetch(tool_use, facts, rules)
     if facts.source == "builtin" and facts.read_only:
         return _decide_own(tool_use, facts, rules)
     return Deny(f"{tool_use.name} is not a tool nehanda has")
@@ -411,10 +417,39 @@ def _shown(targets: list[_Target]) -> str:
 
 
 def _decide_own(tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules) -> Decision:
-    """A built-in that only reads nehanda's own state (ToolSearch: its list of tools)."""
+    """A built-in that names no path, command or URL and changes nothing beyond nehanda's
+    own state (ToolSearch reads its list of tools, BashOutput a shell the session
+    started, KillShell stops one): it runs unless a deny rule names it or the mode
+    refuses its kind (plan mode refuses KillShell's, ``execute``)."""
     if rule := next((r for r in rules.deny if r.covers(tool_use.name, facts)), None):
         return Deny(f"the deny rule {rule.text} matches")
-    return Allow(f"{tool_use.name} only reads nehanda's own state")
+    if PERMISSION_MODES[rules.mode].settles(facts.kind) == "refuse":
+        return _mode_verdict(rules.mode, tool_use.name, "refuse")
+    return Allow(f"{tool_use.name} only works on nehanda's own state")
+
+
+def _decide_fetch(tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules) -> Decision:
+    """A fetch asks unless an allow rule names its host (``WebFetch(domain:HOST)``); what
+    it may reach beyond the public addresses is the tool's to refuse."""
+    url, name = facts.url(tool_use.input), tool_use.name
+    host = url_host(url) if url is not None else None
+    if host is None:
+        return Ask("the call gives no URL with a host")
+
+    def rule_for(found: Iterable[Rule]) -> Rule | None:
+        return next((r for r in found if r.covers(name) and host_rule_matches(r, host)), None)
+
+    if rule := rule_for(rules.deny):
+        return Deny(f"the deny rule {rule.text} matches {host}")
+    if settled := PERMISSION_MODES[rules.mode].settles(facts.kind):
+        return _mode_verdict(rules.mode, name, settled)
+    if rule := rule_for(rules.ask):
+        return Ask(f"the ask rule {rule.text} matches {host}")
+    if rule := rule_for(rules.allow):
+        return Allow(f"the allow rule {rule.text} matches {host}")
+    return Ask(
+        f"{name} fetches from {host}; fetches ask before they run", (f"{name}(domain:{host})",)
+    )
 
 
 def _decide_mcp(tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules) -> Decision:

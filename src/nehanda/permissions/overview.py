@@ -23,6 +23,7 @@ from nehanda.verdicts import Allow, Ask, Decision
 EXAMPLE_FILE = "nehanda-example.txt"
 EXAMPLE_OUTSIDE = Path("/nehanda-example-elsewhere/file.txt")
 EXAMPLE_COMMAND = "nehanda-example-command"
+EXAMPLE_URL = "https://nehanda-example.invalid/"
 
 
 def describe_tools(specs: Iterable[ToolSpec], rules: PermissionRules, workspace: Path) -> str:
@@ -59,6 +60,9 @@ def _verdicts(spec: ToolSpec, rules: PermissionRules, workspace: Path) -> str:
     if facts.command_argument is not None:
         call = _call(name, facts, {facts.command_argument: EXAMPLE_COMMAND})
         return f"commands no rule names: {_word(decide(call, rules, workspace))}"
+    if facts.url_argument is not None:
+        call = _call(name, facts, {facts.url_argument: EXAMPLE_URL})
+        return f"hosts no rule names: {_word(decide(call, rules, workspace))}"
     if facts.path_argument is None:
         return _word(decide(_call(name, facts, {}), rules, workspace))
     key = facts.path_argument

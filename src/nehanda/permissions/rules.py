@@ -16,6 +16,10 @@
   built-ins by default), once, and a call is judged against it by the call's own facts
   (``Rule.covers``). A bare name (``Bash``, ``Edit``) matches every call of those
   tools, as does ``Bash(*)``.
+- ``WebFetch(domain:example.com)``, ``WebFetch(domain:127.0.0.1)``: a tool that fetches
+  URLs (``ToolFacts.url_argument``) is named with the host it may reach, a name or an IP
+  literal, on any port (``fetch_address.rule_host``); a rule naming a host also lets a
+  fetch reach it when it is a private or loopback one (``named_hosts``).
 - MCP tools are named as offered, without a specifier: ``mcp__github__create_issue``;
   ``mcp__github__*`` (or ``mcp__github``) covers every tool of the server ``github``,
   ``mcp__*`` every MCP tool.
@@ -25,13 +29,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from nehanda.config.rule_text import split_rule
 from nehanda.permissions.shell import SimpleCommand, analyse
+from nehanda.tools.fetch_address import rule_host
 from nehanda.tools.glob import split_literal_prefix
 from nehanda.tools.mcp.names import PREFIX as MCP_PREFIX
 from nehanda.tools.paths import is_inside
@@ -100,6 +105,9 @@ def _mcp_covers(rule: str, tool_name: str) -> bool:
 
 
 def _check_specifier(tool: str, facts: ToolFacts, specifier: str) -> None:
+    if facts.url_argument is not None:
+        rule_host(specifier)
+        return
     if facts.command_argument is not None:
         if specifier.endswith(":*"):
             _command_prefix(specifier)
@@ -113,6 +121,29 @@ def _check_specifier(tool: str, facts: ToolFacts, specifier: str) -> None:
 def escape_glob(path: str) -> str:
     """``path`` as a pattern that matches exactly it (for suggested rules)."""
     return "".join("\\" + char if char in MAGIC_CHARS else char for char in path)
+
+
+# -- hosts ------------------------------------------------------------------------
+
+
+def host_rule_matches(rule: Rule, host: str) -> bool:
+    """Whether ``rule`` (one naming a fetching tool) covers fetches from ``host``, a
+    host in ``fetch_address.normal_host``'s form."""
+    return rule.specifier is None or rule.specifier == "*" or rule_host(rule.specifier) == host
+
+
+def named_hosts(
+    rules: Iterable[Rule], facts: Mapping[str, ToolFacts] | None = None
+) -> frozenset[str]:
+    """The hosts that ``rules`` (allow and ask rules) name for a fetching tool."""
+    known = builtin_facts() if facts is None else facts
+    return frozenset(
+        rule_host(rule.specifier)
+        for rule in rules
+        if rule.specifier not in (None, "*")
+        and (tool := known.get(rule.tool)) is not None
+        and tool.url_argument is not None
+    )
 
 
 # -- commands -----------------------------------------------------------------

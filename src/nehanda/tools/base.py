@@ -28,10 +28,12 @@ from nehanda.errors import ToolError
 from nehanda.sandbox.programs import Programs
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import Placed, place_in_workspace
+from nehanda.tools.web_access import WebAccess
 from nehanda.types import JsonObject, ToolFacts, ToolKind, ToolSpec
 
 if TYPE_CHECKING:
     from nehanda.sandbox.confine import Sandbox
+    from nehanda.tools.background import BackgroundShells
 
 # Keys whose value maps names to schemas: the names are data, not schema keywords.
 _SCHEMA_MAPS = ("properties", "$defs", "patternProperties")
@@ -50,6 +52,8 @@ class ToolContext:
     Read deny rules, ``permissions.hidden.HiddenPaths``). ``programs`` are the helper
     programs found at start where no sandboxed command can write (none by default: Grep
     then searches in Python). ``skills`` are the session's skills (the Skill tool's).
+    ``shells`` holds the session's background shells (``None``:
+    Bash runs nothing in the background), ``web`` what WebFetch reaches the web through.
     """
 
     workspace: Path
@@ -60,6 +64,8 @@ class ToolContext:
     hidden: Callable[[Path], bool] = field(default=lambda path: False)
     programs: Programs = field(default_factory=Programs)
     skills: SkillShelf = field(default_factory=SkillShelf)
+    shells: BackgroundShells | None = None
+    web: WebAccess = field(default_factory=WebAccess)
 
     def resolve_walk(self, raw: str, *, tool: str, action: str) -> Path:
         """Like ``resolve``, and a ``ToolError`` for a hidden place to walk from."""
@@ -98,6 +104,7 @@ class Tool:
     path_default: str | None = None
     more_paths: Callable[[JsonObject, str], list[str]] | None = None
     command_argument: str | None = None
+    url_argument: str | None = None
     summary_keys: tuple[str, ...] = ()
     diff: Callable[[JsonObject, Path], list[str]] | None = None
     plain_output: Callable[[str], str] | None = None
@@ -118,6 +125,7 @@ class Tool:
             path_default=self.path_default,
             more_paths=self.more_paths,
             command_argument=self.command_argument,
+            url_argument=self.url_argument,
             summary_keys=self.summary_keys,
             diff=self.diff,
             plain_output=self.plain_output,

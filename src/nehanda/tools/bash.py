@@ -47,7 +47,7 @@ Ending = Literal["exited", "timeout", "stragglers"]
 NO_OUTPUT = "(no output)"
 _CLEAN_EXIT = "\n\n(exit code 0)"
 
-_SANDBOX_FAILED = (
+SANDBOX_FAILED = (
     "The command did not run: the sandbox could not be set up ({error}). "
     "`nehanda doctor` shows what this kernel offers; [sandbox] enabled = false in the "
     "user settings runs commands without it."
@@ -75,7 +75,9 @@ person (editors, pagers, password prompts) fail instead, so pass flags such as `
 or `--no-edit`. The command is stopped after `timeout` seconds (default \
 {DEFAULT_TIMEOUT:.0f}, at most {MAX_TIMEOUT:.0f}). Processes it leaves running in the \
 background are stopped when it ends. Long output keeps its start and end. Prefer Read, \
-Grep, Glob and Edit for files; use Bash for builds, tests, git and other programs."""
+Grep, Glob and Edit for files; use Bash for builds, tests, git and other programs. \
+With `run_in_background: true` it returns at once with a shell id and the first output, \
+and the command goes on (servers, watchers); `timeout` does not apply to it."""
 
 
 class BashArgs(BaseModel):
@@ -88,9 +90,16 @@ class BashArgs(BaseModel):
         le=MAX_TIMEOUT,
         description=f"Seconds before it is stopped (default {DEFAULT_TIMEOUT:.0f}).",
     )
+    run_in_background: bool = Field(
+        default=False,
+        description="Run it in the background and return at once with a shell id "
+        "(servers, watchers, long builds); read it with BashOutput, stop it with KillShell.",
+    )
 
 
 async def run_command(args: BashArgs, context: ToolContext) -> str:
+    if args.run_in_background:
+        return await _in_background(args.command, context)
     before = watched.snapshot(context.workspace)
     try:
         text, ending, process, limit = await _run(args, context)
@@ -99,6 +108,15 @@ async def run_command(args: BashArgs, context: ToolContext) -> str:
     if changed:
         text += "\n\n" + watched.note(changed)
     return _verdict(text, ending, process.returncode, limit)
+
+
+async def _in_background(command: str, context: ToolContext) -> str:
+    if context.shells is None:
+        raise ToolError(NAME, "Background shells are not available here; run it without.")
+    # Imported here: the background module builds on this one.
+    from nehanda.tools.background import started
+
+    return started(await context.shells.start(command, context))
 
 
 async def _run(
@@ -110,7 +128,7 @@ async def _run(
     except OSError as error:
         raise ToolError(NAME, f"Cannot start bash: {error.strerror or error}.") from error
     except subprocess.SubprocessError as error:
-        raise ToolError(NAME, _SANDBOX_FAILED.format(error=error)) from error
+        raise ToolError(NAME, SANDBOX_FAILED.format(error=error)) from error
     output = HeadTail(MAX_OUTPUT_BYTES)
     ending = await _collect(process, output, limit)
     return output.text().rstrip("\n") or NO_OUTPUT, ending, process, limit
@@ -159,7 +177,7 @@ async def _start(command: str, context: ToolContext) -> asyncio.subprocess.Proce
             try:
                 steps = stack.enter_context(context.sandbox.spawn())
             except OSError as error:
-                raise ToolError(NAME, _SANDBOX_FAILED.format(error=error)) from error
+                raise ToolError(NAME, SANDBOX_FAILED.format(error=error)) from error
             environment = context.sandbox.environment(environment)
         starting = asyncio.ensure_future(
             asyncio.create_subprocess_exec(
@@ -194,7 +212,7 @@ async def _collect(process: asyncio.subprocess.Process, output: HeadTail, limit:
             await _stop_group(process)
             return "timeout"
         done, _ = await asyncio.wait({reading}, timeout=PIPE_GRACE)
-        if done and not _group_alive(process.pid):
+        if done and not group_alive(process.pid):
             return "exited"
         await _stop_group(process)
         return "stragglers"
@@ -224,20 +242,20 @@ async def _stop_group(process: asyncio.subprocess.Process) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + TERM_GRACE
     try:
-        _signal_group(process.pid, signal.SIGTERM)
-        while _group_alive(process.pid) and loop.time() < deadline:
+        signal_group(process.pid, signal.SIGTERM)
+        while group_alive(process.pid) and loop.time() < deadline:
             await asyncio.sleep(0.02)
     finally:
-        _signal_group(process.pid, signal.SIGKILL)
+        signal_group(process.pid, signal.SIGKILL)
     await process.wait()
 
 
-def _signal_group(group: int, signum: signal.Signals) -> None:
+def signal_group(group: int, signum: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, signum)
 
 
-def _group_alive(group: int) -> bool:
+def group_alive(group: int) -> bool:
     """Whether any process of ``group`` still runs; zombies (already dead) do not count."""
     try:
         os.killpg(group, 0)

@@ -22,7 +22,19 @@ from typing import Any
 import pydantic
 
 from nehanda.errors import ToolCallFormatError, ToolError
-from nehanda.tools import bash, edit, glob, grep, ls, read, skill, write
+from nehanda.tools import (
+    bash,
+    bash_output,
+    edit,
+    glob,
+    grep,
+    kill_shell,
+    ls,
+    read,
+    skill,
+    web_fetch,
+    write,
+)
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.masked import Masked
 from nehanda.types import CheckedCall, ToolFacts, ToolResult, ToolSpec, ToolUse
@@ -37,6 +49,9 @@ _TOOLS: tuple[Tool, ...] = (
     glob.TOOL,
     grep.TOOL,
     skill.TOOL,
+    bash_output.TOOL,
+    kill_shell.TOOL,
+    web_fetch.TOOL,
 )
 
 BUILTIN_TOOLS: Mapping[str, Tool] = MappingProxyType({tool.name: tool for tool in _TOOLS})
