@@ -30,3 +30,12 @@ def calls_stream(calls: list[tuple[str, dict[str, Any]]]) -> bytes:
         b": vLLM 0.8 hermes parser, calls made by the test\n"
         + ("".join(parts) + "data: [DONE]\n\n").encode()
     )
+
+
+def answer_stream(text: str) -> bytes:
+    """One assistant message answering ``text``, with no call."""
+    parts = [chunk({"role": "assistant", "content": ""}), chunk({"content": text})]
+    parts.append(chunk({"content": ""}, "stop"))
+    return b": vLLM 0.8, an answer written by the test\n" + (
+        "".join(parts) + "data: [DONE]\n\n"
+    ).encode()

@@ -69,10 +69,19 @@ def test_schemas_are_compact_and_complete(
 
 def test_builtin_specs_list_every_tool_with_its_description() -> None:
     specs = builtin_specs()
-    assert [spec.name for spec in specs] == ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"]
+    assert [spec.name for spec in specs] == [
+        "Read",
+        "Write",
+        "Edit",
+        "Bash",
+        "LS",
+        "Glob",
+        "Grep",
+        "TodoWrite",
+    ]
     assert all(len(spec.description) > 100 for spec in specs)
     read_only = {name for name, tool in BUILTIN_TOOLS.items() if tool.read_only}
-    assert read_only == {"Read", "LS", "Glob", "Grep"}
+    assert read_only == {"Read", "LS", "Glob", "Grep", "TodoWrite"}
 
 
 def test_optional_defaults_are_kept_and_null_defaults_dropped() -> None:
@@ -86,7 +95,7 @@ def test_unknown_tool_names_the_valid_ones(ws: Path) -> None:
     result = call(ws, "Shell", {"command": "ls"})
     assert result.is_error
     assert result.content == (
-        "Unknown tool 'Shell'. The tools are: Read, Write, Edit, Bash, LS, Glob, Grep."
+        "Unknown tool 'Shell'. The tools are: Read, Write, Edit, Bash, LS, Glob, Grep, TodoWrite."
     )
 
 

@@ -8,6 +8,7 @@ asks once; the REPL asks many times.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -16,8 +17,11 @@ from functools import partial
 from pathlib import Path
 
 from nehanda import __version__
+from nehanda.agents.runner import Subagents
+from nehanda.agents.toolset import WithAgents
 from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.cli.session_start import SessionOptions, SessionStart, start_session
+from nehanda.config.agent_files import agent_folders, load_definitions
 from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.profiles import PROFILES, chars_per_token
@@ -47,7 +51,7 @@ from nehanda.engine.transcript import (
     new_session_id,
     sessions_dir,
 )
-from nehanda.events import Compacted, EngineEvent, ModeSwitched
+from nehanda.events import Compacted, EngineEvent, ModeSwitched, SubagentEnded
 from nehanda.masking import SecretMask
 from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
@@ -71,7 +75,7 @@ from nehanda.secret_env import seal, secret_values
 from nehanda.tools.base import ToolContext
 from nehanda.tools.masked import Masked
 from nehanda.tools.registry import BuiltinTools
-from nehanda.types import Message
+from nehanda.types import Message, Toolset
 from nehanda.ui.summary import Chosen
 from nehanda.verdicts import Approver
 
@@ -90,6 +94,7 @@ class ChatSession:
     # The system prompt as built for this session; called with whether plan mode is on.
     system_prompt: Callable[..., str] | None = None
     mode_reason: str = ""  # why the session calls tools the way it does now
+    agents: WithAgents | None = None  # where its Task calls run
     _logged: int = 0
 
     @property
@@ -120,6 +125,8 @@ class ChatSession:
                 self._log_new_messages()
                 if isinstance(event, Compacted):
                     self._log_compaction(event)
+                if isinstance(event, SubagentEnded):
+                    self._log_subagent(event)
                 if isinstance(event, ModeSwitched):
                     self.mode_reason = f"switched: {event.reason}"
                     self.support.remember_refusal(self.config, event.reason)
@@ -129,6 +136,19 @@ class ChatSession:
                 yield event
         finally:
             self._log_new_messages()
+
+    def _log_subagent(self, event: SubagentEnded) -> None:
+        """A subagent's conversation, under the call that started it (``--resume``)."""
+        self.log.append(
+            {
+                "type": "subagent",
+                "parent": event.parent_id,
+                "agent": event.agent,
+                "error": event.error,
+                "usage": event.usage.as_dict(),
+                "messages": [message_to_json(m) for m in event.messages if m.role != "system"],
+            }
+        )
 
     async def compact(self, focus: str = "") -> Compacted | None:
         """Compacts the conversation now (the REPL's ``/compact``); ``None``: nothing to."""
@@ -240,13 +260,25 @@ def _assembled(
     sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
     programs = session_programs(settings.sandbox, options.workspace)
     window = choose_window(config, capabilities.context_length, support.learned_window(config))
-    gate = _tool_gate(options, settings, rules, config, mcp, sandbox, programs, window.tokens)
+    definitions, agent_notes = load_definitions(agent_folders(options.workspace, trusted=trusted))
+    agents = WithAgents(
+        BuiltinTools(_tool_context(options, settings, config, rules, sandbox, programs)),
+        definitions,
+        settings.agents.max_parallel,
+    )
+    gate = _tool_gate(options, settings, rules, mcp, sandbox, agents, window.tokens)
     masked = secret_values(names=key_names(settings, config))
     system_prompt = partial(build_system_prompt, options.workspace, instructions)
+    toolset = Masked(gate, SecretMask(masked))
+    reports: asyncio.Queue[EngineEvent] = asyncio.Queue()
+    agents.crew = Subagents(
+        calling, config.model or "", toolset, options.workspace, reports, settings.max_turns
+    )
     agent = Agent(
         provider=calling,
         model=config.model or "",
-        toolset=Masked(gate, SecretMask(masked)),
+        toolset=toolset,
+        reports=reports,
         max_turns=settings.max_turns,
         messages=[
             Message.text_message(
@@ -269,11 +301,12 @@ def _assembled(
     notes = [n for n in (trust_note, changed_trust_note(options.workspace), withheld) if n]
     notes += start_notes(sandbox, settings.sandbox, programs) + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
-    notes += mcp.notes
+    notes += mcp.notes + agent_notes
     chat = ChatSession(
         agent, config, calling, support, log, session_id, notes, mcp, sandbox, system_prompt
     )
     chat.mode_reason = mode_reason(options, decision)
+    chat.agents = agents
     chat._logged = len(agent.messages)
     return chat
 
@@ -297,6 +330,15 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     options = replace(options, resume=conversation, approve_all=False, permission_mode=mode)
     reopened = await open_session(options, chat.mcp)
     reopened.agent.toolset = chat.agent.toolset
+    if chat.agents is not None and chat.agents.crew is not None:
+        # The subagents follow: the new provider and model, the new session's reports.
+        chat.agents.crew = replace(
+            chat.agents.crew,
+            provider=reopened.calling,
+            model=reopened.agent.model,
+            reports=reopened.agent.reports,
+        )
+        reopened.agents = chat.agents
     if options.mode_override is not None and options.mode_override == chat.mode:
         reopened.mode_reason = chat.mode_reason  # /mode chose it, and still does
     chat.mcp = McpStart()
@@ -350,38 +392,40 @@ def key_names(settings: Settings, config: ProviderConfig) -> frozenset[str]:
     return frozenset(name for name in names if name)
 
 
-def _tool_gate(
+def _tool_context(
     options: SessionOptions,
     settings: Settings,
-    rules: PermissionRules,
     config: ProviderConfig,
-    mcp: McpStart,
+    rules: PermissionRules,
     sandbox: Sandbox | None,
     programs: Programs,
-    window: int,
-) -> ToolGate:
-    """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal;
-    Bash inside the sandbox, helper programs run from where the session found them."""
-    mode = "yolo" if options.approve_all else options.permission_mode
-    rules = replace(
-        rules,
-        mode=mode or rules.mode,
-        protected=(
-            user_settings_path().parent,
-            trust_store_path().parent,
-            *(options.workspace / name for name in TRUST_BOUND_FILES),
-            *exposed_environment(settings.sandbox, options.workspace, Path.home()),
-        ),
-    )
+) -> ToolContext:
+    """Where the built-in tools run: Bash inside the sandbox, helper programs run from
+    where the session found them, the secret variables sealed."""
     names = key_names(settings, config)
     seal(also=names)  # a key variable a settings file names may not look like one
-    context = ToolContext(
+    return ToolContext(
         options.workspace,
         secret_env=names,
         sandbox=sandbox,
         hidden=HiddenPaths.build(rules.deny, options.workspace),
         programs=programs,
     )
+
+
+def _tool_gate(
+    options: SessionOptions,
+    settings: Settings,
+    rules: PermissionRules,
+    mcp: McpStart,
+    sandbox: Sandbox | None,
+    tools: Toolset,
+    window: int,
+) -> ToolGate:
+    """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal,
+    around ``tools`` and the MCP servers' tools beside them."""
+    mode = "yolo" if options.approve_all else options.permission_mode
+    rules = _session_rules(options, settings, rules, mode)
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
         # Loaded only where someone can be asked: it brings the settings writer with it,
@@ -397,11 +441,21 @@ def _tool_gate(
             check_rule=parse_rule,
         )
     confined = sandbox is not None and sandbox.filesystem
-    tools = with_mcp(
-        BuiltinTools(context),
-        mcp.servers,
-        settings,
-        window,
-        PERMISSION_MODES[rules.mode].refuses_changes,
+    plan = PERMISSION_MODES[rules.mode].refuses_changes
+    offered = with_mcp(tools, mcp.servers, settings, window, plan)
+    return ToolGate(offered, options.workspace, rules, approver, confined, sandbox)
+
+
+def _session_rules(
+    options: SessionOptions, settings: Settings, rules: PermissionRules, mode: PermissionMode | None
+) -> PermissionRules:
+    return replace(
+        rules,
+        mode=mode or rules.mode,
+        protected=(
+            user_settings_path().parent,
+            trust_store_path().parent,
+            *(options.workspace / name for name in TRUST_BOUND_FILES),
+            *exposed_environment(settings.sandbox, options.workspace, Path.home()),
+        ),
     )
-    return ToolGate(tools, options.workspace, rules, approver, confined, sandbox)

@@ -169,6 +169,13 @@ def _is_address(text: str) -> bool:
     return True
 
 
+class AgentsTable(BaseModel):
+    """``[agents]``: subagents (the ``Task`` tool); ``max_parallel`` of them run at once."""
+
+    model_config = ConfigDict(extra="forbid")
+    max_parallel: int = Field(default=4, ge=1, le=32)
+
+
 class SettingsFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -182,6 +189,7 @@ class SettingsFile(BaseModel):
     mcp: McpTable = Field(default_factory=McpTable)
     sandbox: SandboxTable = Field(default_factory=SandboxTable)
     serve: ServeTable = Field(default_factory=ServeTable)
+    agents: AgentsTable = Field(default_factory=AgentsTable)
 
 
 @dataclass(frozen=True)
@@ -238,6 +246,7 @@ class Settings:
     # Why servers were left out while reading the settings.
     mcp_notes: tuple[str, ...] = ()
     serve: ServeTable = field(default_factory=ServeTable)
+    agents: AgentsTable = field(default_factory=AgentsTable)
 
 
 def user_settings_path() -> Path:
@@ -288,6 +297,7 @@ def load_settings(
         mcp_servers=mcp_servers,
         mcp_notes=mcp_notes,
         serve=parsed.serve,
+        agents=parsed.agents,
     )
 
 

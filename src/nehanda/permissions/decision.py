@@ -189,7 +189,7 @@ def _decide_tool(
         return _decide_command(facts, tool_use, rules, workspace, held)
     if facts.path_argument is not None:
         return _decide_paths(facts, tool_use, rules, workspace)
-    if facts.source == "builtin" and facts.read_only:
+    if facts.source in ("builtin", "subagent") and facts.read_only:
         return _decide_own(tool_use, facts, rules)
     return Deny(f"{tool_use.name} is not a tool nehanda has")
 
@@ -411,7 +411,8 @@ def _shown(targets: list[_Target]) -> str:
 
 
 def _decide_own(tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules) -> Decision:
-    """A built-in that only reads nehanda's own state (ToolSearch: its list of tools)."""
+    """A built-in that only reads or keeps nehanda's own state (ToolSearch: its list of
+    tools; TodoWrite: the plan), or a subagent (``Task``), whose calls are judged each."""
     if rule := next((r for r in rules.deny if r.covers(tool_use.name, facts)), None):
         return Deny(f"the deny rule {rule.text} matches")
     return Allow(f"{tool_use.name} only reads nehanda's own state")

@@ -35,6 +35,7 @@ any other: ``tools.masked.Masked``, around the gate, caps them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Callable
@@ -83,6 +84,7 @@ class ToolGate:
         default=None, repr=False
     )
     _edited: EditedFiles = field(init=False, repr=False)
+    _asking: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
     def __post_init__(self) -> None:
         self.set_mode(self.rules.mode)
@@ -135,7 +137,8 @@ class ToolGate:
             refusal = Refusal("rules", decision.reason)
             raise PermissionDenied(use, f"it is not allowed: {decision.reason}", refusal)
         if isinstance(decision, Ask):
-            answer = await self.approver.ask(checked, decision)
+            async with self._asking:  # subagents running at once ask one at a time
+                answer = await self.approver.ask(checked, decision)
             if not answer.run:
                 raise _refusal(use, decision, answer)
             self._edited.seen(decision.edited)

@@ -27,7 +27,7 @@ from nehanda.errors import ToolError
 from nehanda.sandbox.programs import Programs
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import Placed, place_in_workspace
-from nehanda.types import JsonObject, ToolFacts, ToolKind, ToolSpec
+from nehanda.types import JsonObject, Todo, ToolFacts, ToolKind, ToolSpec
 
 if TYPE_CHECKING:
     from nehanda.sandbox.confine import Sandbox
@@ -100,6 +100,7 @@ class Tool:
     diff: Callable[[JsonObject, Path], list[str]] | None = None
     plain_output: Callable[[str], str] | None = None
     outcome: Callable[[JsonObject, str], str] | None = None
+    plan: Callable[[JsonObject], tuple[Todo, ...]] | None = None
 
     def spec(self) -> ToolSpec:
         return self._spec
@@ -117,6 +118,7 @@ class Tool:
             diff=self.diff,
             plain_output=self.plain_output,
             outcome=self.outcome,
+            plan=self.plan,
         )
 
     @cached_property

@@ -22,7 +22,7 @@ from typing import Any
 import pydantic
 
 from nehanda.errors import ToolCallFormatError, ToolError
-from nehanda.tools import bash, edit, glob, grep, ls, read, write
+from nehanda.tools import bash, edit, glob, grep, ls, read, todo_write, write
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.masked import Masked
 from nehanda.types import CheckedCall, ToolFacts, ToolResult, ToolSpec, ToolUse
@@ -36,6 +36,7 @@ _TOOLS: tuple[Tool, ...] = (
     ls.TOOL,
     glob.TOOL,
     grep.TOOL,
+    todo_write.TOOL,
 )
 
 BUILTIN_TOOLS: Mapping[str, Tool] = MappingProxyType({tool.name: tool for tool in _TOOLS})
