@@ -36,6 +36,7 @@ def answer_stream(text: str) -> bytes:
     """One assistant message answering ``text``, with no call."""
     parts = [chunk({"role": "assistant", "content": ""}), chunk({"content": text})]
     parts.append(chunk({"content": ""}, "stop"))
-    return b": vLLM 0.8, an answer written by the test\n" + (
-        "".join(parts) + "data: [DONE]\n\n"
-    ).encode()
+    return (
+        b": vLLM 0.8, an answer written by the test\n"
+        + ("".join(parts) + "data: [DONE]\n\n").encode()
+    )

@@ -59,7 +59,9 @@ def task_spec(definitions: dict[str, AgentDefinition]) -> ToolSpec:
         for item in definitions.values()
     )
     schema = compact_schema(TaskArgs.model_json_schema())
-    return ToolSpec(NAME, f"{_ABOUT}\n{listed}", schema, facts=FACTS)
+    # A small window gets the first sentence and the list: the list is what it offers.
+    brief = f"{_ABOUT.split('.')[0]}. The agent types:\n{listed}"
+    return ToolSpec(NAME, f"{_ABOUT}\n{listed}", schema, brief=brief, facts=FACTS)
 
 
 def _tools_named(definition: AgentDefinition) -> str:

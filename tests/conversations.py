@@ -25,8 +25,8 @@ def system_prompt(body: Any) -> str:
     return str(first["content"]) if first["role"] == "system" else ""
 
 
-def results_in(body: Any) -> int:
-    return sum(message["role"] == "tool" for message in body["messages"])
+def replies_in(body: Any) -> int:
+    return sum(message["role"] == "assistant" for message in body["messages"])
 
 
 def tool_names(body: Any) -> list[str]:
@@ -36,7 +36,7 @@ def tool_names(body: Any) -> list[str]:
 @dataclass
 class Conversations:
     """``scripts``: for a system prompt containing the key, the answer to send at each
-    step (the step is the count of tool results so far). ``together``: the first
+    step (the step is the count of the model's replies so far). ``together``: the first
     requests of that many subagents are each held until all have arrived."""
 
     server: ScriptedServer
@@ -53,7 +53,7 @@ class Conversations:
     def answer(self, received: Received) -> Reply:
         prompt = system_prompt(received.body)
         key = next(k for k in self.scripts if k in prompt)
-        step = results_in(received.body)
+        step = replies_in(received.body)
         subagent = key != PARENT and step == 0
         if subagent:
             with self._lock:
@@ -62,9 +62,7 @@ class Conversations:
                 self._first_requests += 1
                 self._lock.notify_all()
                 if self.together:
-                    came = self._lock.wait_for(
-                        lambda: self._first_requests >= self.together, GUARD
-                    )
+                    came = self._lock.wait_for(lambda: self._first_requests >= self.together, GUARD)
                     assert came, "the subagents' requests did not arrive together"
         reply = self.scripts[key][step]
         body = reply(received) if callable(reply) else reply
@@ -85,5 +83,6 @@ __all__ = [
     "answer_stream",
     "calls_stream",
     "requests_from",
+    "system_prompt",
     "tool_names",
 ]
