@@ -20,8 +20,8 @@ own events around them, which the front ends render: ``TurnStarted``, ``ToolStar
 and ``RunFinished``; a subagent's run (a ``Task`` call, ``nehanda.agents``) reaches the
 front ends as ``SubagentEvent``s, each of its events under its parent call's id, and ends
 with one ``SubagentEnded`` (its answer or its error, its usage and its transcript), the
-one place a subagent's end is reported. They are defined here, with the rest of the vocabulary, so that a
-renderer reads them without loading the engine.
+one place a subagent's end is reported. They are defined here, with the rest of the
+vocabulary, so that a renderer reads them without loading the engine.
 """
 
 from __future__ import annotations

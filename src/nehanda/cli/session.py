@@ -144,6 +144,7 @@ class ChatSession:
                 "type": "subagent",
                 "parent": event.parent_id,
                 "agent": event.agent,
+                "answer": event.answer,
                 "error": event.error,
                 "usage": event.usage.as_dict(),
                 "messages": [message_to_json(m) for m in event.messages if m.role != "system"],
