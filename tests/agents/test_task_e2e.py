@@ -269,3 +269,30 @@ def test_a_subagents_write_goes_through_the_gate(server: ScriptedServer, tmp_pat
         line for line in lines if line["type"] == "tool_result" and "parent_tool_use_id" in line
     )
     assert nested["refused"]["by"] == "nobody"
+
+
+def test_run_shows_a_subagents_calls_indented_under_its_task(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("the answer is 42\n")
+    Conversations(
+        server,
+        {
+            PARENT: [calls_stream([("Task", TASK)]), answer_stream("The notes say 42.")],
+            GENERAL: [
+                calls_stream([("Read", {"file_path": "notes.txt"})]),
+                answer_stream("notes.txt says the answer is 42"),
+            ],
+        },
+    )
+    done = nehanda(
+        "run", "what do the notes say?", "--provider", "vllm", "--base-url", server.base_url,
+        "--model", "q", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.splitlines()
+    read = next(i for i, line in enumerate(lines) if "Read notes.txt" in line)
+    task = next(i for i, line in enumerate(lines) if line.startswith("✓ Task read the notes"))
+    assert lines[read].startswith("    ✓ Read notes.txt · ") and read < task
+    assert "general-purpose answered" in lines[task]
+    assert done.stdout == "The notes say 42.\n"

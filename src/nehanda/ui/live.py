@@ -280,6 +280,7 @@ class LiveRenderer:
             self._settle()
             with self._drawing():
                 self.console.print(tool_line(inner, self.console, SUBAGENT_INDENT))
+            self._set_activity(f"{printable(event.agent)}: waiting for {self._model}")
         elif notice := describe_notice(inner):
             self.note(notice)
 
