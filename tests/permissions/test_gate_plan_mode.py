@@ -19,8 +19,8 @@ from nehanda.tools.mcp.toolset import WithMcp
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import CheckedCall, ToolSpec, ToolUse
 
-READ_ONLY = ["Read", "LS", "Glob", "Grep"]
-ALL = ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"]
+READ_ONLY = ["Read", "LS", "Glob", "Grep", "TodoWrite"]  # TodoWrite: the plan, which stays
+ALL = ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep", "TodoWrite"]
 
 
 def gate(workspace: Path, mode: str = "default", mcp: bool = False) -> ToolGate:
