@@ -59,7 +59,8 @@ def test_a_file_that_is_not_a_definition_says_why(text: str, why: str) -> None:
 
 def test_a_broken_file_is_skipped_with_a_note_and_the_later_folder_wins(tmp_path: Path) -> None:
     user, project = tmp_path / "user", tmp_path / "project"
-    user.mkdir(), project.mkdir()
+    user.mkdir()
+    project.mkdir()
     (user / "helper.md").write_text("---\ndescription: the user's\n---\nUser prompt.\n")
     (project / "helper.md").write_text("---\ndescription: the project's\n---\nProject.\n")
     (project / "broken.md").write_text("---\nname: broken\n")
