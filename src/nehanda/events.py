@@ -17,8 +17,11 @@ rescue mode, or calls the server left in the text were made calls.
 A run of the engine (``engine.loop.Agent.run``) yields an ``EngineEvent``: these, and its
 own events around them, which the front ends render: ``TurnStarted``, ``ToolStarted``,
 ``ToolExecuted``, ``Compacted`` (older turns replaced by a summary, ``engine.compaction``)
-and ``RunFinished``. They are defined here, with the rest of the vocabulary, so that a
-renderer reads them without loading the engine.
+and ``RunFinished``; a subagent's run (a ``Task`` call, ``nehanda.agents``) reaches the
+front ends as ``SubagentEvent``s, each of its events under its parent call's id, and ends
+with one ``SubagentEnded`` (its answer or its error, its usage and its transcript), the
+one place a subagent's end is reported. They are defined here, with the rest of the
+vocabulary, so that a renderer reads them without loading the engine.
 """
 
 from __future__ import annotations
@@ -183,4 +186,37 @@ class Compacted:
     problem: str | None = None  # why the model's summary could not be had
 
 
-EngineEvent = StreamEvent | TurnStarted | ToolStarted | ToolExecuted | RunFinished | Compacted
+@dataclass(frozen=True)
+class SubagentEvent:
+    """One event of the subagent that the call ``parent_id`` started (its calls, its
+    text); ``agent`` names its definition."""
+
+    parent_id: str
+    agent: str
+    event: EngineEvent
+
+
+@dataclass(frozen=True)
+class SubagentEnded:
+    """The subagent of call ``parent_id`` is done: ``answer`` is what it sent back (the
+    error, when ``error`` is set), ``messages`` its conversation, ``usage`` its cost,
+    counted toward the session's."""
+
+    parent_id: str
+    agent: str
+    answer: str
+    usage: Usage
+    messages: tuple[Message, ...] = ()
+    error: bool = False
+
+
+EngineEvent = (
+    StreamEvent
+    | TurnStarted
+    | ToolStarted
+    | ToolExecuted
+    | RunFinished
+    | Compacted
+    | SubagentEvent
+    | SubagentEnded
+)

@@ -118,6 +118,19 @@ class Message:
         return [p for p in self.parts if isinstance(p, ToolResult)]
 
 
+TodoStatus = Literal["pending", "in_progress", "completed"]
+
+
+@dataclass(frozen=True)
+class Todo:
+    """One item of the model's plan (Claude Code's TodoWrite item): ``content`` says the
+    task, ``active_form`` the same as it is being done ("Running the tests")."""
+
+    content: str
+    status: TodoStatus
+    active_form: str = ""
+
+
 def count_lines(text: str) -> str:
     """``3 lines``, ``1 line`` or ``no output``: how long ``text`` is, in lines."""
     if not text:
@@ -143,7 +156,10 @@ class ToolFacts:
     framing the tool puts around what it shows. ``outcome`` sums up a successful call
     from its arguments and output in a few words; without it, the count of lines its
     plain output has. ``server`` names an MCP tool's server. The defaults know nothing:
-    such a tool only reads nothing, names no path and asks.
+    such a tool only reads nothing, names no path and asks. ``plan`` reads the model's
+    plan from a call that sets it (TodoWrite's list), for the renderers and the log.
+    ``parallel``: calls of the tool in one reply may run at once (subagents); others run
+    one after another, in order.
     """
 
     kind: ToolKind = "other"
@@ -159,6 +175,8 @@ class ToolFacts:
     plain_output: Callable[[str], str] | None = None
     outcome: Callable[[JsonObject, str], str] | None = None
     server: str | None = None
+    plan: Callable[[JsonObject], tuple[Todo, ...]] | None = None
+    parallel: bool = False
 
     def paths(self, arguments: JsonObject) -> list[str] | None:
         """The paths a call works on, as written; ``None`` when it names none readable."""

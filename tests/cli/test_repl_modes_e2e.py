@@ -32,7 +32,8 @@ SHIFT_TAB = "\x1b[Z"
 DOWN = "\x1b[B"
 README = "# widget\n\nInstall it with `pip install widget`.\n"
 COMPLETIONS = "/v1/chat/completions"
-READ_ONLY = ["Read", "LS", "Glob", "Grep"]
+# What plan mode offers: the read-only tools, the plan (TodoWrite) and subagents (Task).
+READ_ONLY = ["Read", "LS", "Glob", "Grep", "TodoWrite", "Task"]
 JSON = {"Content-Type": "application/json"}
 
 

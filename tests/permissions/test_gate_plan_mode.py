@@ -19,8 +19,11 @@ from nehanda.tools.mcp.toolset import WithMcp
 from nehanda.tools.registry import BuiltinTools
 from nehanda.types import CheckedCall, ToolSpec, ToolUse
 
-READ_ONLY = ["Read", "LS", "Glob", "Grep", "BashOutput", "WebFetch"]
-ALL = ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep", "BashOutput", "KillShell", "WebFetch"]
+READ_ONLY = ["Read", "LS", "Glob", "Grep", "BashOutput", "WebFetch", "TodoWrite"]
+ALL = [
+    *("Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"),
+    *("BashOutput", "KillShell", "WebFetch", "TodoWrite"),
+]
 
 
 def gate(workspace: Path, mode: str = "default", mcp: bool = False) -> ToolGate:

@@ -46,7 +46,7 @@ def test_plan_mode_is_the_one_that_refuses_every_change_and_offers_only_reads() 
     assert [mode for mode in MODES if PERMISSION_MODES[mode].refuses_changes] == ["plan"]
     plan = PERMISSION_MODES["plan"]
     offered = [spec.name for spec in builtin_specs() if plan.settles(spec.facts.kind) is None]
-    assert offered == ["Read", "LS", "Glob", "Grep", "BashOutput", "WebFetch"]
+    assert offered == ["Read", "LS", "Glob", "Grep", "BashOutput", "WebFetch", "TodoWrite"]
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -75,13 +75,13 @@ def test_builtin_specs_list_every_tool_with_its_description() -> None:
     specs = builtin_specs()
     assert [spec.name for spec in specs] == [
         *("Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"),
-        *("BashOutput", "KillShell", "WebFetch"),
+        *("BashOutput", "KillShell", "WebFetch", "TodoWrite"),
     ]
     assert all(len(spec.description) > 100 for spec in specs)
     read_only = {name for name, tool in BUILTIN_TOOLS.items() if tool.read_only}
     # KillShell stops only what the session's own commands started.
     assert read_only == {
-        "Read", "LS", "Glob", "Grep", "Skill", "BashOutput", "KillShell", "WebFetch"
+        "Read", "LS", "Glob", "Grep", "Skill", "BashOutput", "KillShell", "WebFetch", "TodoWrite"
     }  # fmt: skip
 
 
@@ -97,7 +97,7 @@ def test_unknown_tool_names_the_valid_ones(ws: Path) -> None:
     assert result.is_error
     assert result.content == (
         "Unknown tool 'Shell'. The tools are: Read, Write, Edit, Bash, LS, Glob, Grep, "
-        "BashOutput, KillShell, WebFetch."
+        "BashOutput, KillShell, WebFetch, TodoWrite."
     )
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from nehanda.cli.picker import Choice
 from nehanda.cli.session_list import age_of, sessions_of
 from nehanda.config.settings import ProviderConfig, Settings
-from nehanda.engine.transcript import Session
+from nehanda.engine.transcript import Session, SubagentLog
 from nehanda.providers.http_errors import redact_url
 from nehanda.types import Message
 
@@ -65,7 +65,23 @@ def recent_lines(session: Session, count: int = RECENT_MESSAGES) -> list[str]:
     """The last ``count`` prompts and answers, each cut to a few lines, as ``> prompt``
     and the answer's text (the tools it called, when it said nothing)."""
     shown = [m for m in session.messages if m.role in ("user", "assistant") and _said(m)]
-    return [_line(message) for message in shown[-count:]]
+    lines = []
+    for message in shown[-count:]:
+        lines.append(_line(message))
+        lines += [
+            _subagent_line(session.subagents[u.id])
+            for u in message.tool_uses
+            if u.id in session.subagents
+        ]
+    return lines
+
+
+def _subagent_line(log: SubagentLog) -> str:
+    """``  ↳ general-purpose (called Read, Grep): its answer's first line``."""
+    names = [use.name for message in log.messages for use in message.tool_uses]
+    called = f" (called {', '.join(names)})" if names else ""
+    answer = (log.answer.strip().splitlines() or ["no answer"])[0][:SHOWN_WIDTH]
+    return f"  ↳ {log.agent}{called}: {answer}"
 
 
 def _said(message: Message) -> str:

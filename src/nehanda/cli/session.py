@@ -8,6 +8,7 @@ asks once; the REPL asks many times.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -16,8 +17,11 @@ from functools import partial
 from pathlib import Path
 
 from nehanda import __version__
+from nehanda.agents.runner import Subagents
+from nehanda.agents.toolset import WithAgents
 from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.cli.session_start import SessionOptions, SessionStart, start_session
+from nehanda.config.agent_files import agent_folders, load_definitions
 from nehanda.config.commands import Commands, load_commands
 from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
@@ -49,7 +53,7 @@ from nehanda.engine.transcript import (
     new_session_id,
     sessions_dir,
 )
-from nehanda.events import Compacted, EngineEvent, ModeSwitched
+from nehanda.events import Compacted, EngineEvent, ModeSwitched, SubagentEnded
 from nehanda.masking import SecretMask
 from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
@@ -75,7 +79,7 @@ from nehanda.tools.base import ToolContext
 from nehanda.tools.masked import Masked
 from nehanda.tools.registry import BuiltinTools
 from nehanda.tools.web_access import WebAccess
-from nehanda.types import Message
+from nehanda.types import Message, Toolset
 from nehanda.ui.summary import Chosen
 from nehanda.verdicts import Approver
 
@@ -98,6 +102,7 @@ class ChatSession:
     mode_reason: str = ""  # why the session calls tools the way it does now
     commands: Commands = field(default_factory=lambda: Commands({}))
     skills: SkillShelf = field(default_factory=SkillShelf)
+    agents: WithAgents | None = None  # where its Task calls run
     _logged: int = 0
 
     @property
@@ -146,6 +151,8 @@ class ChatSession:
                 self._log_new_messages()
                 if isinstance(event, Compacted):
                     self._log_compaction(event)
+                if isinstance(event, SubagentEnded):
+                    self._log_subagent(event)
                 if isinstance(event, ModeSwitched):
                     self.mode_reason = f"switched: {event.reason}"
                     self.support.remember_refusal(self.config, event.reason)
@@ -155,6 +162,20 @@ class ChatSession:
                 yield event
         finally:
             self._log_new_messages()
+
+    def _log_subagent(self, event: SubagentEnded) -> None:
+        """A subagent's conversation, under the call that started it (``--resume``)."""
+        self.log.append(
+            {
+                "type": "subagent",
+                "parent": event.parent_id,
+                "agent": event.agent,
+                "answer": event.answer,
+                "error": event.error,
+                "usage": event.usage.as_dict(),
+                "messages": [message_to_json(m) for m in event.messages if m.role != "system"],
+            }
+        )
 
     async def compact(self, focus: str = "") -> Compacted | None:
         """Compacts the conversation now (the REPL's ``/compact``); ``None``: nothing to."""
@@ -272,16 +293,26 @@ def _assembled(
     skills = load_skills(options.workspace, trusted=trusted)
     commands = load_commands(options.workspace, trusted=trusted)
     shells = BackgroundShells()
-    gate = _tool_gate(
-        options, settings, rules, config, mcp, sandbox, programs, window.tokens, skills, shells
-    )
+    # Read at each fetch: the gate, made below, is where the rules in force live.
+    web = WebAccess(named=lambda: named_hosts((*gate.rules.allow, *gate.rules.ask)))
+    definitions, agent_notes = load_definitions(agent_folders(options.workspace, trusted=trusted))
+    context = _tool_context(options, settings, config, rules, sandbox, programs)
+    context = replace(context, skills=skills, shells=shells, web=web)
+    agents = WithAgents(BuiltinTools(context), definitions, settings.agents.max_parallel)
+    gate = _tool_gate(options, settings, rules, mcp, sandbox, agents, window.tokens)
     skills.on_load = gate.skill_loaded
     masked = secret_values(names=key_names(settings, config))
     system_prompt = partial(build_system_prompt, options.workspace, instructions)
+    toolset = Masked(gate, SecretMask(masked))
+    reports: asyncio.Queue[EngineEvent] = asyncio.Queue()
+    agents.crew = Subagents(
+        calling, config.model or "", toolset, options.workspace, reports, settings.max_turns
+    )
     agent = Agent(
         provider=calling,
         model=config.model or "",
-        toolset=Masked(gate, SecretMask(masked)),
+        toolset=toolset,
+        reports=reports,
         max_turns=settings.max_turns,
         messages=[
             Message.text_message(
@@ -305,12 +336,14 @@ def _assembled(
     notes += start_notes(sandbox, settings.sandbox, programs) + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
     notes += mcp.notes + list(commands.notes) + list(skills.notes) + _rule_notes(commands, skills)
+    notes += agent_notes
     chat = ChatSession(
         agent, config, calling, support, log, session_id, notes, mcp, sandbox, system_prompt
     )
     chat.commands, chat.skills = commands, skills
     chat.mode_reason = mode_reason(options, decision)
     chat.shells = shells
+    chat.agents = agents
     chat._logged = len(agent.messages)
     return chat
 
@@ -336,6 +369,15 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     reopened.agent.toolset = chat.agent.toolset
     reopened.skills = chat.skills  # the shelf the kept toolset's Skill tool reads
     reopened.shells, chat.shells = chat.shells, None  # they run in that toolset
+    if chat.agents is not None and chat.agents.crew is not None:
+        # The subagents follow: the new provider and model, the new session's reports.
+        chat.agents.crew = replace(
+            chat.agents.crew,
+            provider=reopened.calling,
+            model=reopened.agent.model,
+            reports=reopened.agent.reports,
+        )
+        reopened.agents = chat.agents
     if options.mode_override is not None and options.mode_override == chat.mode:
         reopened.mode_reason = chat.mode_reason  # /mode chose it, and still does
     chat.mcp = McpStart()
@@ -403,45 +445,40 @@ def key_names(settings: Settings, config: ProviderConfig) -> frozenset[str]:
     return frozenset(name for name in names if name)
 
 
-def _tool_gate(
+def _tool_context(
     options: SessionOptions,
     settings: Settings,
-    rules: PermissionRules,
     config: ProviderConfig,
-    mcp: McpStart,
+    rules: PermissionRules,
     sandbox: Sandbox | None,
     programs: Programs,
-    window: int,
-    skills: SkillShelf,
-    shells: BackgroundShells,
-) -> ToolGate:
-    """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal;
-    Bash inside the sandbox, helper programs run from where the session found them, and
-    WebFetch reaching the private hosts the rules in force name (those "always" adds too)."""
-    mode = "yolo" if options.approve_all else options.permission_mode
-    rules = replace(
-        rules,
-        mode=mode or rules.mode,
-        protected=(
-            user_settings_path().parent,
-            trust_store_path().parent,
-            *(options.workspace / name for name in TRUST_BOUND_FILES),
-            *exposed_environment(settings.sandbox, options.workspace, Path.home()),
-        ),
-    )
+) -> ToolContext:
+    """Where the built-in tools run: Bash inside the sandbox, helper programs run from
+    where the session found them, the secret variables sealed."""
     names = key_names(settings, config)
     seal(also=names)  # a key variable a settings file names may not look like one
-    context = ToolContext(
+    return ToolContext(
         options.workspace,
         secret_env=names,
         sandbox=sandbox,
         hidden=HiddenPaths.build(rules.deny, options.workspace),
         programs=programs,
-        skills=skills,
-        shells=shells,
-        # Read at each fetch: the gate, made below, is where the rules in force live.
-        web=WebAccess(named=lambda: named_hosts((*gate.rules.allow, *gate.rules.ask))),
     )
+
+
+def _tool_gate(
+    options: SessionOptions,
+    settings: Settings,
+    rules: PermissionRules,
+    mcp: McpStart,
+    sandbox: Sandbox | None,
+    tools: Toolset,
+    window: int,
+) -> ToolGate:
+    """Permissions as settings and flags say (--yes is yolo mode), asking on the terminal,
+    around ``tools`` and the MCP servers' tools beside them."""
+    mode = "yolo" if options.approve_all else options.permission_mode
+    rules = _session_rules(options, settings, rules, mode)
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():
         # Loaded only where someone can be asked: it brings the settings writer with it,
@@ -457,12 +494,21 @@ def _tool_gate(
             check_rule=parse_rule,
         )
     confined = sandbox is not None and sandbox.filesystem
-    tools = with_mcp(
-        BuiltinTools(context),
-        mcp.servers,
-        settings,
-        window,
-        PERMISSION_MODES[rules.mode].refuses_changes,
+    plan = PERMISSION_MODES[rules.mode].refuses_changes
+    offered = with_mcp(tools, mcp.servers, settings, window, plan)
+    return ToolGate(offered, options.workspace, rules, approver, confined, sandbox)
+
+
+def _session_rules(
+    options: SessionOptions, settings: Settings, rules: PermissionRules, mode: PermissionMode | None
+) -> PermissionRules:
+    return replace(
+        rules,
+        mode=mode or rules.mode,
+        protected=(
+            user_settings_path().parent,
+            trust_store_path().parent,
+            *(options.workspace / name for name in TRUST_BOUND_FILES),
+            *exposed_environment(settings.sandbox, options.workspace, Path.home()),
+        ),
     )
-    gate = ToolGate(tools, options.workspace, rules, approver, confined, sandbox)
-    return gate

@@ -171,6 +171,13 @@ def _is_address(text: str) -> bool:
     return True
 
 
+class AgentsTable(BaseModel):
+    """``[agents]``: subagents (the ``Task`` tool); ``max_parallel`` of them run at once."""
+
+    model_config = ConfigDict(extra="forbid")
+    max_parallel: int = Field(default=4, ge=1, le=32)
+
+
 class SettingsFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -184,6 +191,7 @@ class SettingsFile(BaseModel):
     mcp: McpTable = Field(default_factory=McpTable)
     sandbox: SandboxTable = Field(default_factory=SandboxTable)
     serve: ServeTable = Field(default_factory=ServeTable)
+    agents: AgentsTable = Field(default_factory=AgentsTable)
 
 
 @dataclass(frozen=True)
@@ -240,6 +248,7 @@ class Settings:
     # Why servers were left out while reading the settings.
     mcp_notes: tuple[str, ...] = ()
     serve: ServeTable = field(default_factory=ServeTable)
+    agents: AgentsTable = field(default_factory=AgentsTable)
 
 
 def user_settings_path() -> Path:
@@ -290,6 +299,7 @@ def load_settings(
         mcp_servers=mcp_servers,
         mcp_notes=mcp_notes,
         serve=parsed.serve,
+        agents=parsed.agents,
     )
 
 

@@ -9,10 +9,16 @@ runs. Every ``ToolUse`` gets exactly one ``ToolResult``, whatever happens to it
 provider that refuses native tools switches the run to rescue mode and the same turn is
 asked again: that policy, with leak recovery and truncation detection, lives in
 ``providers.calling``.
+
+Calls run one after another in the order the model made them, except that a run of
+calls whose tools say they may run together (``ToolFacts.parallel``: subagents) runs at
+once; what those report as they go (``reports``, a queue their toolset is given too)
+is yielded as it comes, and their results still go back in the model's order.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -28,6 +34,7 @@ from nehanda.events import (
     EngineEvent,
     RunFinished,
     StreamEvent,
+    SubagentEnded,
     ToolExecuted,
     ToolStarted,
     TurnStarted,
@@ -89,6 +96,8 @@ class Agent:
     tool_choice: ToolChoice | None = "auto"
     messages: list[Message] = field(default_factory=list)
     context: ContextKeeper | None = None
+    # What the toolset reports while its calls run (a subagent's events), to be yielded.
+    reports: asyncio.Queue[EngineEvent] | None = None
     _output_calls: ToolOutputCalls = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -124,6 +133,8 @@ class Agent:
                 yield self._finished(reply.text, turn, reason, usage, stop)
                 return
             async for event in self._run_calls(checked, feedback(reply.problems, truncated)):
+                if isinstance(event, SubagentEnded):
+                    usage += event.usage
                 yield event
         problem = f"stopped after {self.max_turns} turns (--max-turns); the task may be unfinished"
         yield self._finished(reply.text, self.max_turns, "max_turns", usage, problem)
@@ -175,26 +186,76 @@ class Agent:
             raise
 
     async def _run_calls(self, calls: list[Checked], note: str) -> AsyncIterator[EngineEvent]:
-        results: list[Part] = []
+        results: dict[int, ToolResult] = {}
         try:
-            for tool_use, checked in calls:
-                facts = checked.facts if isinstance(checked, CheckedCall) else UNKNOWN_TOOL
-                yield ToolStarted(tool_use, facts)
-                clock = Stopwatch()
-                ran = (
-                    checked
-                    if isinstance(checked, ToolResult)
-                    else await self.toolset.run(checked, clock.start)
-                )
-                results.append(ran)
-                yield ToolExecuted(tool_use, ran, clock.seconds, facts)
+            for group in _groups(calls):
+                if len(group) == 1 and not _parallel(calls[group[0]][1]):
+                    async for event in self._run_one(group[0], calls[group[0]], results):
+                        yield event
+                else:
+                    async for event in self._run_together(group, calls, results):
+                        yield event
         finally:
             # Interrupted or not, every call gets its result, so the transcript stays
             # valid for the next request.
-            results += [interrupted(use) for use, _ in calls[len(results) :]]
+            parts: list[Part] = [
+                results.get(index) or interrupted(use) for index, (use, _) in enumerate(calls)
+            ]
             if note:
-                results.append(TextPart(note))
-            self.messages.append(Message("tool" if calls else "user", tuple(results)))
+                parts.append(TextPart(note))
+            self.messages.append(Message("tool" if calls else "user", tuple(parts)))
+
+    async def _run_one(
+        self, index: int, call: Checked, results: dict[int, ToolResult]
+    ) -> AsyncIterator[EngineEvent]:
+        tool_use, checked = call
+        facts = checked.facts if isinstance(checked, CheckedCall) else UNKNOWN_TOOL
+        yield ToolStarted(tool_use, facts)
+        yield await self._execute(index, call, results)
+
+    async def _execute(
+        self, index: int, call: Checked, results: dict[int, ToolResult]
+    ) -> ToolExecuted:
+        tool_use, checked = call
+        clock = Stopwatch()
+        if isinstance(checked, ToolResult):
+            ran, facts = checked, UNKNOWN_TOOL
+        else:
+            ran, facts = await self.toolset.run(checked, clock.start), checked.facts
+        results[index] = ran
+        return ToolExecuted(tool_use, ran, clock.seconds, facts)
+
+    async def _run_together(
+        self, group: list[int], calls: list[Checked], results: dict[int, ToolResult]
+    ) -> AsyncIterator[EngineEvent]:
+        """The calls at ``group`` run at once; each result and report as it comes."""
+        queue = self.reports if self.reports is not None else asyncio.Queue()
+
+        async def execute(index: int) -> None:
+            try:
+                done = await self._execute(index, calls[index], results)
+            except Exception as error:  # a toolset's bug must not leave the others waiting
+                use = calls[index][0]
+                results[index] = ToolResult(use.id, f"{use.name} failed: {error}", is_error=True)
+                done = ToolExecuted(use, results[index], 0.0)
+            queue.put_nowait(done)
+
+        for index in group:
+            use, checked = calls[index]
+            yield ToolStarted(
+                use, checked.facts if isinstance(checked, CheckedCall) else UNKNOWN_TOOL
+            )
+        tasks = [asyncio.create_task(execute(index)) for index in group]
+        try:
+            left = len(group)
+            while left:
+                event = await queue.get()
+                left -= isinstance(event, ToolExecuted)
+                yield event
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _stream(self, reply: Reply) -> AsyncIterator[StreamEvent]:
         async for event in self.provider.stream(self._request()):
@@ -210,3 +271,18 @@ class Agent:
                 self.tool_choice if self.toolset.specs else None,
             )
         return self.context.request(self.model, self.messages, self.toolset.specs, self.tool_choice)
+
+
+def _parallel(checked: CheckedCall | ToolResult) -> bool:
+    return isinstance(checked, CheckedCall) and checked.facts.parallel
+
+
+def _groups(calls: list[Checked]) -> list[list[int]]:
+    """The calls' indexes in runs: each run of parallel calls together, others alone."""
+    groups: list[list[int]] = []
+    for index, (_, checked) in enumerate(calls):
+        if groups and _parallel(checked) and _parallel(calls[groups[-1][-1]][1]):
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    return groups

@@ -152,14 +152,26 @@ def _ends_mid_line(path: Path) -> bool:
         return file.read(1) != b"\n"
 
 
+@dataclass(frozen=True)
+class SubagentLog:
+    """A subagent's conversation as logged, under the call that started it."""
+
+    agent: str
+    answer: str
+    messages: tuple[Message, ...]
+    error: bool = False
+
+
 @dataclass
 class Session:
-    """A session read back: its header, its messages, and what was wrong with the file."""
+    """A session read back: its header, its messages, its subagents' conversations by
+    their parent call's id, and what was wrong with the file."""
 
     id: str
     header: dict[str, Any] = field(default_factory=dict)
     messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    subagents: dict[str, SubagentLog] = field(default_factory=dict)
 
     @property
     def first_prompt(self) -> str:
@@ -187,6 +199,11 @@ def _read_record(session: Session, path: Path, number: int, line: bytes) -> None
             session.header = record
         elif kind == "message":
             session.messages.append(message_from_json(record["message"]))
+        elif kind == "subagent":
+            messages = tuple(message_from_json(m) for m in record["messages"])
+            agent, answer, error = str(record["agent"]), str(record["answer"]), record["error"]
+            log = SubagentLog(agent, answer, messages, bool(error))
+            session.subagents[str(record["parent"])] = log
         elif kind == "compaction":
             kept = int(record["kept"])
             recent = session.messages[len(session.messages) - kept :] if kept > 0 else []

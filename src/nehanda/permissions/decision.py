@@ -195,7 +195,7 @@ def _decide_tool(
         return _decide_paths(facts, tool_use, rules, workspace)
     if facts.url_argument is not None:
         return _decide_fetch(tool_use, facts, rules)
-    if facts.source == "builtin" and facts.read_only:
+    if facts.source in ("builtin", "subagent") and facts.read_only:
         return _decide_own(tool_use, facts, rules)
     return Deny(f"{tool_use.name} is not a tool nehanda has")
 
@@ -418,9 +418,10 @@ def _shown(targets: list[_Target]) -> str:
 
 def _decide_own(tool_use: ToolUse, facts: ToolFacts, rules: PermissionRules) -> Decision:
     """A built-in that names no path, command or URL and changes nothing beyond nehanda's
-    own state (ToolSearch reads its list of tools, BashOutput a shell the session
-    started, KillShell stops one): it runs unless a deny rule names it or the mode
-    refuses its kind (plan mode refuses KillShell's, ``execute``)."""
+    own state (ToolSearch reads its list of tools, TodoWrite keeps the plan, BashOutput
+    reads a shell the session started, KillShell stops one), or a subagent (``Task``),
+    whose calls are judged each: it runs unless a deny rule names it or the mode refuses
+    its kind (plan mode refuses KillShell's, ``execute``)."""
     if rule := next((r for r in rules.deny if r.covers(tool_use.name, facts)), None):
         return Deny(f"the deny rule {rule.text} matches")
     if PERMISSION_MODES[rules.mode].settles(facts.kind) == "refuse":

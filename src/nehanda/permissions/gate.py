@@ -40,6 +40,7 @@ session with one rule letting the reading tools into the skill's resolved folder
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -92,6 +93,7 @@ class ToolGate:
     )
     _edited: EditedFiles = field(init=False, repr=False)
     _turn: tuple[Rule, ...] = field(default=(), repr=False)  # a custom command's allow rules
+    _asking: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
     def __post_init__(self) -> None:
         self.set_mode(self.rules.mode)
@@ -171,7 +173,8 @@ class ToolGate:
             refusal = Refusal("rules", decision.reason)
             raise PermissionDenied(use, f"it is not allowed: {decision.reason}", refusal)
         if isinstance(decision, Ask):
-            answer = await self.approver.ask(checked, decision)
+            async with self._asking:  # subagents running at once ask one at a time
+                answer = await self.approver.ask(checked, decision)
             if not answer.run:
                 raise _refusal(use, decision, answer)
             self._edited.seen(decision.edited)

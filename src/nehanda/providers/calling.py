@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     # Only choose_mode's callers need these, and settings bring pydantic with them; the
     # rescue path loads the parser, which native mode does without.
     from nehanda.config.settings import ProviderConfig
+    from nehanda.providers.leaks import LeakedCalls
     from nehanda.providers.rescue import RescueProvider
     from nehanda.providers.tool_support import ToolSupportCache
 
@@ -106,10 +107,12 @@ class ToolCalling(Wrapper):
             async for event in self.inner.stream(request):
                 yield event
             return
-        from nehanda.providers.leaks import LeakedCalls  # the parser: loaded when needed
-
-        leaks = LeakedCalls(request.tools)
+        leaks: LeakedCalls | None = None
         async for event in self.inner.stream(request):
+            if leaks is None:  # the parser loads while the server answers, not before it
+                from nehanda.providers.leaks import LeakedCalls
+
+                leaks = LeakedCalls(request.tools)
             for out in leaks.handle(event):
                 yield out
 

@@ -29,7 +29,7 @@ from nehanda.sandbox.programs import Programs
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import Placed, place_in_workspace
 from nehanda.tools.web_access import WebAccess
-from nehanda.types import JsonObject, ToolFacts, ToolKind, ToolSpec
+from nehanda.types import JsonObject, Todo, ToolFacts, ToolKind, ToolSpec
 
 if TYPE_CHECKING:
     from nehanda.sandbox.confine import Sandbox
@@ -112,6 +112,7 @@ class Tool:
     # The spec as a session offers it (None: not offered), for a tool whose description
     # depends on what the session found (Skill); such a tool is not in the fixed list.
     offered_in: Callable[[ToolContext], ToolSpec | None] | None = None
+    plan: Callable[[JsonObject], tuple[Todo, ...]] | None = None
 
     def spec(self) -> ToolSpec:
         return self._spec
@@ -130,6 +131,7 @@ class Tool:
             diff=self.diff,
             plain_output=self.plain_output,
             outcome=self.outcome,
+            plan=self.plan,
         )
 
     @cached_property

@@ -32,6 +32,7 @@ from nehanda.tools import (
     ls,
     read,
     skill,
+    todo_write,
     web_fetch,
     write,
 )
@@ -52,6 +53,7 @@ _TOOLS: tuple[Tool, ...] = (
     bash_output.TOOL,
     kill_shell.TOOL,
     web_fetch.TOOL,
+    todo_write.TOOL,
 )
 
 BUILTIN_TOOLS: Mapping[str, Tool] = MappingProxyType({tool.name: tool for tool in _TOOLS})

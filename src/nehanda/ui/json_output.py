@@ -21,12 +21,15 @@ from nehanda.events import (
     ReasoningDelta,
     Retrying,
     RunFinished,
+    SubagentEnded,
+    SubagentEvent,
     TextDelta,
     ToolExecuted,
     ToolStarted,
 )
 from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import Chosen, describe_notice
+from nehanda.ui.todo_lines import plan_set
 
 _C1 = {c: f"\\u{c:04x}" for c in range(0x7F, 0xA0)}
 
@@ -63,9 +66,18 @@ class JsonOutput:
         if notice := describe_notice(event):
             self.err.write(f"note: {printable(notice)}\n")
         if isinstance(event, ToolStarted):
-            call = event.tool_use
+            self._stream(_tool_use(event))
+        elif isinstance(event, SubagentEvent):
+            self._subagent(event)
+        elif isinstance(event, SubagentEnded):
             self._stream(
-                {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
+                {
+                    "type": "subagent_result",
+                    "parent_tool_use_id": event.parent_id,
+                    "agent": event.agent,
+                    "is_error": event.error,
+                    "usage": event.usage.as_dict(),
+                }
             )
         elif isinstance(event, ToolExecuted):
             call, refused = event.tool_use, _refusal(event)
@@ -78,15 +90,13 @@ class JsonOutput:
                     **refused,
                 }
             )
-            self._stream(
-                {
-                    "type": "tool_result",
-                    "tool_use_id": call.id,
-                    "content": event.result.content,
-                    "is_error": event.result.is_error,
-                    **refused,
-                }
-            )
+            self._stream(_tool_result(event))
+            if (plan := plan_set(event)) is not None:
+                todos = [
+                    {"content": t.content, "status": t.status, "activeForm": t.active_form}
+                    for t in plan
+                ]
+                self._stream({"type": "todos", "tool_use_id": call.id, "todos": todos})
         elif isinstance(event, TextDelta):
             self._stream({"type": "text", "text": event.text})
         elif isinstance(event, ReasoningDelta):
@@ -102,6 +112,14 @@ class JsonOutput:
             self._stream({"type": "leaked_calls_recovered", "tool_use_ids": ids})
         elif isinstance(event, RunFinished):
             self._write(self.result(event))
+
+    def _subagent(self, event: SubagentEvent) -> None:
+        """A subagent's calls, as the session's own but under ``parent_tool_use_id``."""
+        inner, parent = event.event, {"parent_tool_use_id": event.parent_id}
+        if isinstance(inner, ToolStarted):
+            self._stream({**_tool_use(inner), **parent})
+        elif isinstance(inner, ToolExecuted):
+            self._stream({**_tool_result(inner), **parent})
 
     def result(self, finished: RunFinished) -> dict[str, Any]:
         return {
@@ -133,6 +151,21 @@ class JsonOutput:
     def _write(self, obj: dict[str, Any]) -> None:
         self.out.write(json.dumps(obj, ensure_ascii=False).translate(_C1) + "\n")
         self.out.flush()
+
+
+def _tool_use(event: ToolStarted) -> dict[str, Any]:
+    call = event.tool_use
+    return {"type": "tool_use", "id": call.id, "name": call.name, "input": call.input}
+
+
+def _tool_result(event: ToolExecuted) -> dict[str, Any]:
+    return {
+        "type": "tool_result",
+        "tool_use_id": event.tool_use.id,
+        "content": event.result.content,
+        "is_error": event.result.is_error,
+        **_refusal(event),
+    }
 
 
 def _refusal(event: ToolExecuted) -> dict[str, Any]:

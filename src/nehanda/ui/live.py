@@ -35,17 +35,20 @@ from nehanda.events import (
     MessageEnd,
     ReasoningDelta,
     RunFinished,
+    SubagentEvent,
     TextDelta,
     ToolExecuted,
     ToolStarted,
     ToolUseStart,
     TurnStarted,
 )
+from nehanda.types import Todo
 from nehanda.ui.call_diffs import CallDiffs
 from nehanda.ui.code_stream import CODE_THEME, CodeView
 from nehanda.ui.markdown_stream import Block, MarkdownBlocks, Piece
 from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import describe_call, describe_notice
+from nehanda.ui.todo_lines import SUBAGENT_INDENT, plan_set, todo_lines
 from nehanda.ui.tool_lines import Line, duration, fitted, full_output, preview, tool_spans
 
 REASONING_LINES = 3
@@ -91,6 +94,7 @@ class LiveRenderer:
         self.collapsed_reasoning: list[str] = []
         self.activity: tuple[str, float] | None = None
         self.calls: list[ToolExecuted] = []  # the last prompt that ran tools ran these
+        self.todos: tuple[Todo, ...] = ()  # the model's plan, shown while a turn runs
         # Lines (text, style) under the spinner while a turn runs: what is typed, the mode.
         self.footer: Callable[[], list[tuple[str, str]]] | None = None
         self._first_call = True
@@ -117,7 +121,9 @@ class LiveRenderer:
             self.activity = None
 
     def handle(self, event: EngineEvent) -> None:
-        if isinstance(event, TextDelta):
+        if isinstance(event, SubagentEvent):
+            self._subagent(event)
+        elif isinstance(event, TextDelta):
             self._text_delta(printable(event.text))
         elif isinstance(event, ReasoningDelta):
             self._reasoning_delta(printable(event.text))
@@ -127,8 +133,14 @@ class LiveRenderer:
         elif isinstance(event, ToolStarted):
             self._settle()
             self.diffs.started(event.tool_use, event.facts)
-            self._set_activity(f"running {printable(describe_call(event.tool_use, event.facts))}")
+            described = printable(describe_call(event.tool_use, event.facts))
+            if event.facts.source == "subagent":  # its calls' lines come under this one
+                with self._drawing():
+                    self.console.print(Text(f"▸ {described}", "bold cyan"))
+            self._set_activity(f"running {described}")
         elif isinstance(event, ToolExecuted):
+            if (plan := plan_set(event)) is not None:
+                self.todos = plan
             self._tool_done(event)
             if notice := describe_notice(event):
                 self.note(notice)
@@ -258,6 +270,20 @@ class LiveRenderer:
                 console.print(styled(line))
         self.activity = None
 
+    def _subagent(self, event: SubagentEvent) -> None:
+        """A subagent's calls, indented under its Task line; its notes as notes."""
+        inner = event.event
+        if isinstance(inner, ToolStarted):
+            what = printable(describe_call(inner.tool_use, inner.facts))
+            self._set_activity(f"{printable(event.agent)}: running {what}")
+        elif isinstance(inner, ToolExecuted):
+            self._settle()
+            with self._drawing():
+                self.console.print(tool_line(inner, self.console, SUBAGENT_INDENT))
+            self._set_activity(f"{printable(event.agent)}: waiting for {self._model}")
+        elif notice := describe_notice(inner):
+            self.note(notice)
+
     def show_output(self, number: int | None = None) -> None:
         """The whole output of the last prompt's tool calls (``/output``, Ctrl-O); with
         ``number``, of that call alone (1: the first)."""
@@ -329,6 +355,10 @@ class _LiveView:
             parts.append((markdown(_visible(tail_text, room * options.max_width)), room))
         for renderable, lines in parts:
             yield _Lines(renderable, lines)
+        for todo in todo_lines(renderer.todos, ascii_only=options.ascii_only):
+            drawn = styled(todo)
+            drawn.no_wrap, drawn.overflow = True, "ellipsis"
+            yield drawn
         if renderer.activity is not None:
             what, since = renderer.activity
             frames = self.spinner.frames

@@ -50,6 +50,13 @@ def describe_call(tool_use: ToolUse, facts: ToolFacts = UNKNOWN_TOOL) -> str:
     (escaped, its padding collapsed), so that what the line keeps is what ran."""
     if (summary := facts.summary(tool_use.input)) is not None:
         return f"{tool_use.name} {_shorten(shown_line(summary), 80)}"
+    if facts.plan is not None:  # the plan's item under way says what it is at
+        doing = [
+            t.active_form or t.content
+            for t in facts.plan(tool_use.input)
+            if t.status == "in_progress"
+        ]
+        return f"{tool_use.name} {_shorten(shown_line(doing[0]), 80)}" if doing else tool_use.name
     if not tool_use.input:
         return tool_use.name
     arguments = json.dumps(tool_use.input, ensure_ascii=False)

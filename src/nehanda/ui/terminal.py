@@ -23,14 +23,17 @@ from nehanda.events import (
     EngineEvent,
     ReasoningDelta,
     RunFinished,
+    SubagentEvent,
     TextDelta,
     ToolExecuted,
     ToolStarted,
     TurnStarted,
 )
+from nehanda.types import Todo
 from nehanda.ui.call_diffs import CallDiffs
 from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import Chosen, describe_notice
+from nehanda.ui.todo_lines import SUBAGENT_INDENT, plan_set, todo_lines
 from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, fitted, preview, tool_spans
 
 _ANSI = {"bold": "1", "dim": "2", "red": "31", "green": "32", "cyan": "36"}
@@ -50,6 +53,7 @@ class TerminalOutput:
         self.color = _decorated(self.err)
         self._shown = self.out.isatty()  # the answer is seen, not read by a program
         self._at_line_start = True
+        self._todos: tuple[Todo, ...] = ()
 
     def start(self) -> None:
         pass
@@ -70,6 +74,9 @@ class TerminalOutput:
             self._tool_line(event)
             if notice := describe_notice(event):
                 self.note(notice)
+            self._plan(event)
+        elif isinstance(event, SubagentEvent):
+            self._subagent(event)
         elif notice := describe_notice(event):
             self.note(notice)
         elif isinstance(event, RunFinished):
@@ -100,6 +107,28 @@ class TerminalOutput:
         for line in (fitted(tool_spans(event), width), *preview(event, diff=diff, width=width)):
             self.err.write(self._styled(line) + "\n")
         self.err.flush()
+
+    def _plan(self, event: ToolExecuted) -> None:
+        """The model's plan, each time a call changes it."""
+        plan = plan_set(event)
+        if plan is None or plan == self._todos:
+            return
+        self._todos = plan
+        for line in todo_lines(plan):
+            self.err.write(self._styled(line) + "\n")
+        self.err.flush()
+
+    def _subagent(self, event: SubagentEvent) -> None:
+        """A subagent's calls, indented under the Task that started it."""
+        inner = event.event
+        if isinstance(inner, ToolExecuted):
+            self._end_line()
+            width = self._width() - len(SUBAGENT_INDENT)
+            line = ((SUBAGENT_INDENT, ""), *fitted(tool_spans(inner), width))
+            self.err.write(self._styled(line) + "\n")
+            self.err.flush()
+        elif notice := describe_notice(inner):
+            self.note(notice)
 
     def _width(self) -> int:
         """The terminal's columns where stderr is one; a pipe gets whole lines, up to a cap."""
