@@ -14,13 +14,16 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import time
 from collections.abc import Coroutine
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from nehanda import __version__
+from nehanda.cli.hooks_command import offer_hook_approvals
 from nehanda.cli.mcp_command import offer_approvals
+from nehanda.cli.notify import Notifier, NotifyingApprover
 from nehanda.cli.repl_commands import Command, Invalid, mode_line, parse
 from nehanda.cli.repl_input import (
     PROMPT,
@@ -67,6 +70,7 @@ async def _main(options: SessionOptions) -> int:
     try:
         await _offer_trust(options, renderer)
         await offer_approvals(options.workspace, options.flags, renderer)
+        await offer_hook_approvals(options.workspace, options.flags, renderer)
         chat = await open_session(options)
     except NehandaError as exc:
         renderer.error(str(exc))
@@ -75,7 +79,8 @@ async def _main(options: SessionOptions) -> int:
     try:
         return await repl.run()
     finally:
-        await repl.chat.close()
+        await repl.notifier.drain()
+        await repl.chat.close("prompt_input_exit")
 
 
 async def _offer_trust(options: SessionOptions, renderer: LiveRenderer) -> None:
@@ -110,9 +115,10 @@ class ScreenApprover:
     keys: TurnKeys | None = None
 
     def __post_init__(self) -> None:
-        if self.keys is not None and isinstance(self.inner, TerminalApprover):
+        inner = self.inner.inner if isinstance(self.inner, NotifyingApprover) else self.inner
+        if self.keys is not None and isinstance(inner, TerminalApprover):
             # What was typed before the question showed stays typed, never its answer.
-            self.inner.typed_ahead = self.keys.take_typed
+            inner.typed_ahead = self.keys.take_typed
 
     async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
         self.renderer.pause()
@@ -138,6 +144,7 @@ class Repl:
         self.slash = SlashCommands(self)
         self._task: asyncio.Future[Any] | None = None
         self.keys: TurnKeys | None = None
+        self.notifier = Notifier(chat.notify, chat)
         if isinstance(self.reader, TerminalReader):
             self.keys = TurnKeys(sys.stdin, self.cycle_mode, self._interrupt)
             renderer.footer = self._footer
@@ -150,6 +157,7 @@ class Repl:
         if self.options.resume:
             self.show_resumed(self.options.resume)
         self.renderer.say("/help lists the commands; Ctrl-D leaves.", "dim")
+        await self.chat.started("resume" if self.options.resume else "startup")
         await self._loop()
         self.renderer.say(f"session {self.chat.id} saved; nehanda --resume {self.chat.id}", "dim")
         return 0
@@ -235,17 +243,23 @@ class Repl:
 
     async def _turn(self, prompt: str) -> None:
         keys = self.keys.reading() if self.keys else nullcontext()
+        began = time.monotonic()
         with keys, self.renderer.turn(self.chat.agent.model):
             async for event in self.chat.ask(prompt):
                 if isinstance(event, MessageEnd):
                     self.conversation.add(event.usage)
                     self.total.add(event.usage)
                 self.renderer.handle(event)
+        self.notifier.reply_ended(time.monotonic() - began)
 
     def adopt(self, chat: ChatSession) -> None:
         gate = chat.gate
         if not isinstance(gate.approver, ScreenApprover):
-            gate.approver = ScreenApprover(gate.approver, self.renderer, self.keys)
+            noting = NotifyingApprover(gate.approver, self.notifier)
+            gate.approver = ScreenApprover(noting, self.renderer, self.keys)
+        if chat.hooks is not None:
+            chat.hooks.warn = self.renderer.note
+        self.notifier.chat, self.notifier.settings = chat, chat.notify
         self.chat = chat
 
     def banner(self) -> None:

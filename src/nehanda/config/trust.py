@@ -170,8 +170,9 @@ def restrain_untrusted(
     if mode is not None and MODES.index(mode) > MODES.index(user_mode):
         del permissions["mode"]
         dropped.append("permissions.mode")
-    if kept.pop("mcp_servers", None):
-        dropped.append("mcp_servers")
+    for runs_code in ("mcp_servers", "hooks"):
+        if kept.pop(runs_code, None):
+            dropped.append(runs_code)
     sandbox = kept.get("sandbox", {})
     for key, tight in SANDBOX_TIGHT.items():
         if key in sandbox and sandbox[key] != tight:

@@ -14,7 +14,7 @@ asked again: that policy, with leak recovery and truncation detection, lives in
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 from nehanda.engine.compaction import Conversation, keep_within
@@ -89,6 +89,8 @@ class Agent:
     tool_choice: ToolChoice | None = "auto"
     messages: list[Message] = field(default_factory=list)
     context: ContextKeeper | None = None
+    # Told before a compaction summarises (trigger, focus): the session's PreCompact hooks.
+    before_compact: Callable[[str, str], Awaitable[object]] | None = None
     _output_calls: ToolOutputCalls = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -143,7 +145,14 @@ class Agent:
         if self.context is not None:
             self._output_calls.read(self.messages)
             specs = self.toolset.specs
-            convo = Conversation(self.provider, self.model, self.messages, specs, self.tool_choice)
+            convo = Conversation(
+                self.provider,
+                self.model,
+                self.messages,
+                specs,
+                self.tool_choice,
+                self.before_compact,
+            )
             async for done in keep_within(convo, self.context, force=force, focus=focus):
                 yield done
             self.context.last = self.context.count(self._request())

@@ -31,6 +31,14 @@ refused; the MCP tools offered are those their server marks ``readOnlyHint`` (th
 ask), and ToolSearch finds only those. What a call's tool is, the gate reads from the
 call (``CheckedCall.facts``), never from a table of tools. Its refusals are answers like
 any other: ``tools.masked.Masked``, around the gate, caps them.
+
+With ``hooks`` (a session's PreToolUse and PostToolUse hooks), every call is shown to the
+PreToolUse hooks first, whatever the mode: a block (exit 2, or ``deny``) refuses it with
+the hook's reason, under ``--yes`` and yolo too; an ``updatedInput`` is checked against
+the tool's schema (``check``) and decided again as if the model had sent it; ``ask``
+makes the call ask; ``allow`` lets a call run that would have asked, never one a rule
+or the mode denies. PostToolUse hooks see each result; what they say back is added to it
+for the model.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from nehanda.config.permission_modes import PERMISSION_MODES, Mode
 from nehanda.errors import PermissionDenied
@@ -54,6 +62,9 @@ from nehanda.sandbox.confine import Sandbox
 from nehanda.tools.paths import is_inside, resolve_path
 from nehanda.types import CheckedCall, Refusal, ToolResult, Toolset, ToolSpec, ToolUse
 from nehanda.verdicts import Allow, Answer, Approver, Ask, Decision, Deny
+
+if TYPE_CHECKING:
+    from nehanda.hooks.answers import HookAnswer
 
 # Small models tend to send a refused call again, word for word.
 _DO_NOT_RETRY = "Do not repeat this call; do without it, or ask the user."
@@ -69,6 +80,14 @@ class OffersReadOnly(Protocol):
     read_only_only: bool
 
 
+class ToolHooks(Protocol):
+    """The hooks a session runs around each call (``hooks.session.SessionHooks``)."""
+
+    async def pre_tool_use(self, use: ToolUse) -> HookAnswer: ...
+
+    async def post_tool_use(self, use: ToolUse, result: ToolResult) -> HookAnswer: ...
+
+
 @dataclass
 class ToolGate:
     inner: Toolset
@@ -77,6 +96,7 @@ class ToolGate:
     approver: Approver
     confined: bool = True
     sandbox: Sandbox | None = None
+    hooks: ToolHooks | None = None
     # The plan-mode list, kept while the inner list is the same object: the caches
     # downstream (the rescue prompt, token counts) key on the tuple's identity.
     _planned: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] | None = field(
@@ -114,19 +134,46 @@ class ToolGate:
     async def run(
         self, checked: CheckedCall, started: Callable[[], None] | None = None
     ) -> ToolResult:
+        hooked: HookAnswer | None = None
         try:
-            permitted = await self._permit(checked)
+            if self.hooks is not None:
+                hooked = await self.hooks.pre_tool_use(checked.use)
+                checked = self._hooked(checked, hooked)
+            permitted = await self._permit(checked, hooked)
         except PermissionDenied as denied:
             return _refused(denied)
         with self._edited.watching(checked.facts):
-            return await self.inner.run(permitted, started)
+            result = await self.inner.run(permitted, started)
+        if self.hooks is None:
+            return result
+        after = await self.hooks.post_tool_use(permitted.use, result)
+        said = after.reason if after.blocked else after.context
+        if not said:
+            return result
+        return replace(result, content=f"{result.content}\n\n[PostToolUse hook] {said}")
 
-    async def _permit(self, checked: CheckedCall) -> CheckedCall:
+    def _hooked(self, checked: CheckedCall, answer: HookAnswer) -> CheckedCall:
+        """``checked`` as the PreToolUse hooks left it; ``PermissionDenied`` when they
+        blocked it or gave arguments the tool does not take."""
+        use = checked.use
+        if answer.blocked or answer.permission == "deny" or not answer.proceed:
+            why = answer.reason or answer.permission_reason or answer.stop_reason
+            reason = f"a PreToolUse hook blocked it: {why or 'no reason given'}"
+            raise PermissionDenied(use, reason, Refusal("rules", reason))
+        if answer.updated_input is None:
+            return checked
+        again = self.inner.check(replace(use, input=answer.updated_input))
+        if isinstance(again, ToolResult):
+            reason = f"a PreToolUse hook gave arguments it does not take ({again.content})"
+            raise PermissionDenied(use, reason, Refusal("rules", reason))
+        return again
+
+    async def _permit(self, checked: CheckedCall, hooked: HookAnswer | None = None) -> CheckedCall:
         """``checked`` with the paths its decision grants; ``PermissionDenied`` if it may
         not run."""
         use = checked.use
         try:
-            decision = self._decide(checked)
+            decision = _as_hooks_say(self._decide(checked), hooked)
         except OSError as error:
             decision = Deny(_CHANGED.format(error=error))
         except RuntimeError as error:  # ~user for a user nobody knows
@@ -212,6 +259,20 @@ class ToolGate:
             f"the sandbox lets no command {verb} {closed[0]}, so --yes does not cover it",
             outside=decision.outside,
         )
+
+
+def _as_hooks_say(decision: Decision, hooked: HookAnswer | None) -> Decision:
+    """A hook's ``ask`` makes an allowed call ask; its ``allow`` lets an asking one run.
+    A denial stands whatever a hook says."""
+    if hooked is None or isinstance(decision, Deny):
+        return decision
+    if hooked.permission == "ask" and isinstance(decision, Allow):
+        why = hooked.permission_reason or "a PreToolUse hook asks for your approval"
+        return Ask(why, outside=decision.outside)
+    if hooked.permission == "allow" and isinstance(decision, Ask):
+        why = hooked.permission_reason or "a PreToolUse hook allowed it"
+        return Allow(why, outside=decision.outside)
+    return decision
 
 
 def _refusal(use: ToolUse, decision: Ask, answer: Answer) -> PermissionDenied:
