@@ -64,6 +64,8 @@ class HookEntry(BaseModel):
     @field_validator("matcher")
     @classmethod
     def _regex(cls, matcher: str) -> str:
+        if matcher in ("", "*"):
+            return matcher
         try:
             re.compile(matcher)
         except re.error as error:
