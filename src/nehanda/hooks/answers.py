@@ -96,7 +96,8 @@ def _from_json(event: str, label: str, data: dict[str, Any]) -> HookAnswer:
         stop_reason=_text(data.get("stopReason")),
         context=_text(specific.get("additionalContext")),
         permission=permission,
-        permission_reason=_text(specific.get("permissionDecisionReason") or data.get("reason")),
+        permission_reason=_text(specific.get("permissionDecisionReason"))
+        or (_text(data.get("reason")) if event == "PreToolUse" else ""),
         updated_input=updated,
         shown=tuple(shown),
         ran=1,
