@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pexpect
 import pytest
 
 from hook_scripts import hook, hooks_toml, seen, user_settings
+from nehanda.config.trust import trust_folder
 from repl_process import spawn_repl
 from scripted_calls import calls_stream
 from scripted_server import ScriptedServer
@@ -121,3 +123,30 @@ def test_an_approval_waiting_notifies_and_the_command_and_hook_get_the_json(
         assert given["hook_event_name"] == "Notification"
         assert given["notification_type"] == "permission_prompt"
         assert given["message"] == "nehanda asks to run Bash"
+
+
+def test_a_new_project_hook_is_offered_at_start_and_runs_once_approved(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    scripts = tmp_path / "hooks"
+    settings = workspace / ".nehanda" / "settings.toml"
+    settings.parent.mkdir()
+    command = hook(scripts, "proj", 'sys.stderr.write("the project says no"); sys.exit(2)')
+    settings.write_text(hooks_toml(("PreToolUse", "Bash", command)))
+    trust_folder(workspace)
+    server.stream(calls_stream([("Bash", {"command": "touch marker.txt"})]))
+    server.stream("e2e_vllm_answer.sse")
+    child = spawn_repl(server.base_url, workspace, env={"HOME": str(workspace.parent)})
+    try:
+        child.expect_exact("Let it run? (")
+        shown = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", child.logfile_read.getvalue()).split())
+        assert "defines a new hook, which runs with your rights:" in shown
+        assert "runs for: Bash" in shown
+        child.send("y")
+        child.expect_exact(PROMPT)
+        child.send("make a marker\r")
+        child.expect_exact("the project says no")
+        child.expect_exact(PROMPT)
+        assert not (workspace / "marker.txt").exists()
+    finally:
+        child.close(force=True)
