@@ -339,3 +339,17 @@ def nehanda_python(script: str, cwd: Path) -> str:
         env={**os.environ}, timeout=60, check=True,
     )  # fmt: skip
     return done.stdout.strip()
+
+
+def test_run_notifies_only_with_notify(
+    server: ScriptedServer, workspace: Path, scripts: Path
+) -> None:
+    command = hook(scripts, "notify", "")
+    user_settings(f"[notify]\nafter = 0\ncommand = {json.dumps(command)}\n")
+    server.stream("e2e_vllm_answer.sse").stream("e2e_vllm_answer.sse")
+    run(server, workspace)
+    assert seen(scripts, "notify") == []
+    run(server, workspace, "--notify")
+    (record,) = seen(scripts, "notify")
+    assert record["input"]["notification_type"] == "idle_prompt"
+    assert record["input"]["hook_event_name"] == "Notification"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 BEL = "\a"
-_OSC_9 = frozenset({"iTerm.app", "WezTerm", "ghostty", "vscode"})
+_OSC_9 = frozenset({"iTerm.app", "WezTerm", "ghostty"})
 
 
 def terminal_signal(environ: Mapping[str, str], title: str, text: str) -> str:
