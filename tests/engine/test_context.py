@@ -271,3 +271,39 @@ def test_a_call_copied_from_a_result_compaction_replaced_is_still_marked() -> No
     assert "filler line" not in json.dumps([str(m) for m in provider.requests[4].messages])
     (_, copied) = ran
     assert copied.name == "Bash" and copied.copied_from == "the output of an earlier Read call"
+
+
+@pytest.mark.parametrize(("force", "trigger"), [(True, "manual"), (False, "auto")])
+def test_the_pre_compact_callback_hears_of_a_compaction_before_the_summary_is_asked(
+    force: bool, trigger: str
+) -> None:
+    provider = FakeProvider([text_reply("summary")])
+    heard: list[tuple[str, str, int]] = []
+
+    async def before(said: str, focus: str) -> None:
+        heard.append((said, focus, len(provider.requests)))
+
+    messages = transcript([(1, 50)] * 3 if force else [(1, 3000)] * 8)
+    convo = Conversation(provider, "m", messages, TOOLS, before=before)
+
+    async def go() -> list[Compacted]:
+        return [done async for done in keep_within(convo, keeper(), force=force, focus="f")]
+
+    assert len(asyncio.run(go())) == 1
+    assert heard == [(trigger, "f", 0)]
+
+
+def test_no_compaction_no_pre_compact_call() -> None:
+    heard: list[str] = []
+
+    async def before(said: str, focus: str) -> None:
+        heard.append(said)
+
+    convo = Conversation(FakeProvider([]), "m", transcript([(1, 100)]), TOOLS, before=before)
+
+    async def go() -> None:
+        async for _ in keep_within(convo, keeper()):
+            pass
+
+    asyncio.run(go())
+    assert heard == []

@@ -127,7 +127,12 @@ def cli(context: click.Context, /, **options: Any) -> int | None:
         return cast(
             "int",
             context.invoke(
-                run, prompt=prompt, output_format=output_format, verbose=verbose, **options
+                run,
+                prompt=prompt,
+                output_format=output_format,
+                verbose=verbose,
+                notify=False,
+                **options,
             ),
         )
     if output_format is not None or verbose:
@@ -154,7 +159,12 @@ def chat(**options: Any) -> int:
     help="text for people; json or stream-json for programs.",
 )
 @click.option("--verbose", "-v", is_flag=True, help=VERBOSE_HELP)
-def run(prompt: str | None, output_format: str, verbose: bool, **options: Any) -> int:
+@click.option(
+    "--notify",
+    is_flag=True,
+    help="Ring the terminal (and run [notify] command) when an approval waits or a long run ends.",
+)
+def run(prompt: str | None, output_format: str, verbose: bool, notify: bool, **options: Any) -> int:
     """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin; a
     pipe on stdin beside a PROMPT is added to it)."""
     from nehanda.cli.run import RunOptions, report_failure, run_once
@@ -167,7 +177,7 @@ def run(prompt: str | None, output_format: str, verbose: bool, **options: Any) -
         session = _session_options(options)
     except NehandaError as exc:
         return report_failure(output_format, str(exc))
-    return run_once(RunOptions(text, session, output_format, verbose))
+    return run_once(RunOptions(text, session, output_format, verbose, notify))
 
 
 @cli.command()
@@ -395,6 +405,35 @@ def mcp_approve(name: str, confirmed: bool) -> int:
 
     try:
         return approve_server(Path.cwd().resolve(), name, confirmed)
+    except ConfigError as exc:
+        show_error(str(exc))
+        return 1
+
+
+@cli.group(invoke_without_command=True)
+@click.pass_context
+def hooks(context: click.Context) -> int:
+    """List the hooks configured: event, matcher, command, and the file:line of each."""
+    if context.invoked_subcommand is not None:
+        return 0
+    from nehanda.cli.hooks_command import list_hooks
+
+    try:
+        click.echo(list_hooks(Path.cwd().resolve()))
+    except ConfigError as exc:
+        show_error(str(exc))
+        return 1
+    return 0
+
+
+@hooks.command("approve")
+@click.option("--yes", "-y", "confirmed", is_flag=True, help="Approve without asking.")
+def hooks_approve(confirmed: bool) -> int:
+    """Approve the project's hooks as they are defined now."""
+    from nehanda.cli.hooks_command import approve_hooks
+
+    try:
+        return approve_hooks(Path.cwd().resolve(), confirmed)
     except ConfigError as exc:
         show_error(str(exc))
         return 1

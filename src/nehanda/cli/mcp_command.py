@@ -102,23 +102,25 @@ async def offer_approvals(workspace: Path, flags: Flags, renderer: LiveRenderer)
             f"{server.name!r}, which runs outside the sandbox with your rights:",
             "yellow",
         )
-        if await _start_it(_what_it_runs(server, settings.permissions.allow), renderer):
+        if await confirm_running(_what_it_runs(server, settings.permissions.allow), renderer):
             approve(workspace, server)
             renderer.say(f"yes; approved {server.name}")
         else:
             renderer.say(f"no; {server.name} will not start")
 
 
-async def _start_it(lines: list[str], renderer: LiveRenderer) -> bool:
-    """Whether the user starts the server that runs ``lines``: shown whole, or (taller
-    than the screen) its first and last rows, with ``v`` paging through all of it."""
+async def confirm_running(
+    lines: list[str], renderer: LiveRenderer, asked: str = "Start it?"
+) -> bool:
+    """Whether the user lets run what ``lines`` show (a server, a hook): shown whole, or
+    (taller than the screen) its first and last rows, with ``v`` paging through all of it."""
     from nehanda.ui.approval import page_through, read_key
     from nehanda.ui.screen_fit import fit, pages, rows_of
 
     columns, rows = renderer.console.size
     fitted = fit(lines, rows - 4, columns)
     whole = fitted == rows_of(lines, columns)
-    question = f"Start it? (y = yes, n = no{'' if whole else ', v = view it all'}) "
+    question = f"{asked} (y = yes, n = no{'' if whole else ', v = view it all'}) "
     while True:
         renderer.say("\n".join(fitted), "yellow")
         renderer.console.print(question, end="")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import time
 from collections.abc import Coroutine
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -21,8 +22,10 @@ from typing import Any, TypeVar
 
 from nehanda import __version__
 from nehanda.cli.custom_commands import prepare_prompt
+from nehanda.cli.hooks_command import offer_hook_approvals
 from nehanda.cli.mcp_command import offer_approvals
 from nehanda.cli.mentions import run_call
+from nehanda.cli.notify import Notifier, NotifyingApprover
 from nehanda.cli.repl_commands import Command, Invalid, command_words, mode_line, parse, shadowed
 from nehanda.cli.repl_input import (
     PROMPT,
@@ -76,6 +79,7 @@ async def _session(options: SessionOptions, first_prompt: str | None) -> int:
     try:
         await _offer_trust(options, renderer)
         await offer_approvals(options.workspace, options.flags, renderer)
+        await offer_hook_approvals(options.workspace, options.flags, renderer)
         chat = await open_session(options)
     except NehandaError as exc:
         renderer.error(str(exc))
@@ -85,7 +89,8 @@ async def _session(options: SessionOptions, first_prompt: str | None) -> int:
     try:
         return await repl.run()
     finally:
-        await repl.chat.close()
+        await repl.notifier.drain()
+        await repl.chat.close("prompt_input_exit")
 
 
 async def _offer_trust(options: SessionOptions, renderer: LiveRenderer) -> None:
@@ -120,9 +125,10 @@ class ScreenApprover:
     keys: TurnKeys | None = None
 
     def __post_init__(self) -> None:
-        if self.keys is not None and isinstance(self.inner, TerminalApprover):
+        inner = self.inner.inner if isinstance(self.inner, NotifyingApprover) else self.inner
+        if self.keys is not None and isinstance(inner, TerminalApprover):
             # What was typed before the question showed stays typed, never its answer.
-            self.inner.typed_ahead = self.keys.take_typed
+            inner.typed_ahead = self.keys.take_typed
 
     async def ask(self, call: CheckedCall, decision: Ask) -> Answer:
         self.renderer.pause()
@@ -155,6 +161,7 @@ class Repl:
         self._task: asyncio.Future[Any] | None = None
         self.keys: TurnKeys | None = None
         self.pending: list[str] = []
+        self.notifier = Notifier(chat.notify, chat)
         if isinstance(self.reader, TerminalReader):
             self.keys = TurnKeys(sys.stdin, self.cycle_mode, self._interrupt)
             renderer.footer = self._footer
@@ -167,6 +174,7 @@ class Repl:
         if self.options.resume:
             self.show_resumed(self.options.resume)
         self.renderer.say("/help lists the commands; Ctrl-D leaves.", "dim")
+        await self.chat.started("resume" if self.options.resume else "startup")
         await self._loop()
         self.renderer.say(f"session {self.chat.id} saved; nehanda --resume {self.chat.id}", "dim")
         return 0
@@ -279,6 +287,7 @@ class Repl:
             self.renderer.note(note)
         keys = self.keys.reading() if self.keys else nullcontext()
         model, answer = prepared.model or self.chat.agent.model, ""
+        began = time.monotonic()
         with keys, self.renderer.turn(model):
             async for event in self.chat.ask(prepared.text, prepared.rules, prepared.model):
                 if isinstance(event, MessageEnd):
@@ -287,6 +296,7 @@ class Repl:
                 if isinstance(event, RunFinished):
                     answer = event.text
                 self.renderer.handle(event)
+        self.notifier.reply_ended(time.monotonic() - began)
         return answer
 
     async def draft(self, prompt: str) -> str:
@@ -296,7 +306,11 @@ class Repl:
     def adopt(self, chat: ChatSession) -> None:
         gate = chat.gate
         if not isinstance(gate.approver, ScreenApprover):
-            gate.approver = ScreenApprover(gate.approver, self.renderer, self.keys)
+            noting = NotifyingApprover(gate.approver, self.notifier)
+            gate.approver = ScreenApprover(noting, self.renderer, self.keys)
+        if chat.hooks is not None:
+            chat.hooks.warn = self.renderer.note
+        self.notifier.chat, self.notifier.settings = chat, chat.notify
         self.chat = chat
 
     def banner(self) -> None:

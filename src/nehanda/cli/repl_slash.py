@@ -233,10 +233,11 @@ class SlashCommands:
     async def _new_conversation(self, resume: Session | None) -> None:
         options = replace(self.repl.options, resume=resume)
         chat = await open_session(options)
-        await self.repl.chat.close()
+        await self.repl.chat.close("clear" if resume is None else "other")
         self.repl.adopt(chat)
         self.repl.options, self.repl.conversation = options, Tally()
         self.repl.banner()
+        await chat.started("clear" if resume is None else "resume")
 
     async def _cmd_reasoning(self) -> None:
         self.repl.renderer.show_reasoning()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from nehanda.errors import NehandaError
 from nehanda.events import Retrying, RunFinished
 
 if TYPE_CHECKING:
+    from nehanda.cli.notify import Notifier
     from nehanda.cli.session import ChatSession
     from nehanda.ui.json_output import JsonOutput, RunDescription
     from nehanda.ui.terminal import TerminalOutput
@@ -36,6 +38,7 @@ class RunOptions:
     session: SessionOptions
     output_format: str
     verbose: bool = False
+    notify: bool = False
 
 
 class _Report:
@@ -157,7 +160,12 @@ async def _run_session(options: RunOptions, report: _Report) -> RunFinished:
             output.chosen(chosen)
     for note in chat.notes:
         output.note(note)
+    if chat.hooks is not None:
+        chat.hooks.warn = output.note
+    notifier = _notifier(chat) if options.notify else None
+    began = time.monotonic()
     try:
+        await chat.started("resume" if options.session.resume else "startup")
         return await _ask(chat, options.prompt, report)
     except NehandaError as exc:
         chat.record_error(str(exc))
@@ -166,7 +174,21 @@ async def _run_session(options: RunOptions, report: _Report) -> RunFinished:
         chat.record_interruption()
         raise
     finally:
+        if notifier is not None:
+            notifier.reply_ended(time.monotonic() - began)
+            await notifier.drain()
         await chat.close()
+
+
+def _notifier(chat: ChatSession) -> Notifier:
+    """``--notify``: rings when an approval waits and when a run longer than
+    ``[notify] after`` ends."""
+    from nehanda.cli.notify import Notifier, NotifyingApprover
+
+    notifier = Notifier(chat.notify, chat)
+    if sys.stdin.isatty():
+        chat.gate.approver = NotifyingApprover(chat.gate.approver, notifier)
+    return notifier
 
 
 async def _ask(chat: ChatSession, prompt: str, report: _Report) -> RunFinished:

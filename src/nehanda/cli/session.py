@@ -4,6 +4,12 @@
 rescue mode, permissions, the log); ``ChatSession.ask`` runs one prompt to its answer
 and writes every message to the log as soon as the engine adds it. ``nehanda run``
 asks once; the REPL asks many times.
+
+With hooks configured (``cli.hook_setup``), ``ask`` shows each prompt to the
+UserPromptSubmit hooks (which may drop it, or add context) and each end of a reply to
+the Stop hooks, which may make the model go on, at most ``STOP_CONTINUES`` times in a
+row; ``started`` runs the SessionStart hooks, whose context goes with the next prompt,
+and ``close`` the SessionEnd hooks.
 """
 
 from __future__ import annotations
@@ -15,10 +21,12 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nehanda import __version__
 from nehanda.agents.runner import Subagents
 from nehanda.agents.toolset import WithAgents
+from nehanda.cli.hook_setup import runnable_hooks, session_hooks
 from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.cli.session_start import SessionOptions, SessionStart, start_session
 from nehanda.config.agent_files import agent_folders, load_definitions
@@ -27,6 +35,7 @@ from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.profiles import PROFILES, chars_per_token
 from nehanda.config.settings import (
+    NotifyTable,
     ProviderConfig,
     Settings,
     user_settings_path,
@@ -53,7 +62,7 @@ from nehanda.engine.transcript import (
     new_session_id,
     sessions_dir,
 )
-from nehanda.events import Compacted, EngineEvent, ModeSwitched, SubagentEnded
+from nehanda.events import Compacted, EngineEvent, ModeSwitched, RunFinished, SubagentEnded
 from nehanda.masking import SecretMask
 from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
@@ -83,6 +92,12 @@ from nehanda.types import Message, Toolset
 from nehanda.ui.summary import Chosen
 from nehanda.verdicts import Approver
 
+if TYPE_CHECKING:
+    from nehanda.hooks.session import SessionHooks
+
+# How many times in a row a Stop hook may make the model go on.
+STOP_CONTINUES = 3
+
 
 @dataclass
 class ChatSession:
@@ -103,7 +118,11 @@ class ChatSession:
     commands: Commands = field(default_factory=lambda: Commands({}))
     skills: SkillShelf = field(default_factory=SkillShelf)
     agents: WithAgents | None = None  # where its Task calls run
+    hooks: SessionHooks | None = None
+    notify: NotifyTable = field(default_factory=NotifyTable)
     _logged: int = 0
+    # What SessionStart hooks said, for the model with the next prompt.
+    _context: list[str] = field(default_factory=list)
 
     @property
     def mode(self) -> Mode:
@@ -146,11 +165,68 @@ class ChatSession:
         self._log_new_messages()
 
     async def _run(self, prompt: str) -> AsyncIterator[EngineEvent]:
+        """Runs ``prompt`` to its answer, and on while a Stop hook says so.
+        ``PromptBlocked`` when a hook drops the prompt."""
+        prompt = await self._submitted(prompt)
+        held: RunFinished | None = None
+        for again in range(STOP_CONTINUES + 1):
+            async for event in self._answer(prompt):
+                if isinstance(event, RunFinished) and self.hooks is not None:
+                    held = _added(held, event)
+                    continue
+                yield event
+            if held is None:
+                return
+            go_on = await self._stop(held, again)
+            if go_on is None:
+                break
+            prompt = go_on
+        if held is not None:
+            yield held
+
+    async def _submitted(self, prompt: str) -> str:
+        """``prompt`` with the context hooks add; ``PromptBlocked`` when one drops it."""
+        if self.hooks is None:
+            return prompt
+        from nehanda.hooks.session import PromptBlocked, context_block
+
+        answer = await self.hooks.user_prompt(prompt)
+        if answer.blocked or not answer.proceed:
+            why = answer.reason or answer.stop_reason or "no reason given"
+            raise PromptBlocked(f"a UserPromptSubmit hook dropped the prompt: {why}")
+        added = [context_block("UserPromptSubmit", answer.context)] if answer.context else []
+        contexts, self._context = [*self._context, *added], []
+        return "\n\n".join([prompt, *contexts])
+
+    async def _stop(self, finished: RunFinished, again: int) -> str | None:
+        """What the model is told to go on with, when a Stop hook blocks the stop."""
+        if self.hooks is None or finished.problem:
+            return None
+        answer = await self.hooks.stop(active=again > 0)
+        if not answer.blocked or not answer.proceed:
+            return None
+        if again == STOP_CONTINUES:
+            self.hooks.warn(f"a Stop hook asked to go on {again} times in a row; stopped here")
+            return None
+        return f"A Stop hook asks you to go on: {answer.reason}"
+
+    async def started(self, source: str) -> None:
+        """Runs the SessionStart hooks (``source``: startup, resume, clear, compact)."""
+        if self.hooks is None:
+            return
+        from nehanda.hooks.session import context_block
+
+        answer = await self.hooks.session_start(source)
+        if answer.context:
+            self._context.append(context_block("SessionStart", answer.context))
+
+    async def _answer(self, prompt: str) -> AsyncIterator[EngineEvent]:
         try:
             async for event in self.agent.run(prompt):
                 self._log_new_messages()
                 if isinstance(event, Compacted):
                     self._log_compaction(event)
+                    await self.started("compact")
                 if isinstance(event, SubagentEnded):
                     self._log_subagent(event)
                 if isinstance(event, ModeSwitched):
@@ -183,6 +259,7 @@ class ChatSession:
         done = None
         async for done in self.agent.compact(force=True, focus=focus):
             self._log_compaction(done)
+            await self.started("compact")
         return done
 
     def _log_compaction(self, event: Compacted) -> None:
@@ -229,9 +306,17 @@ class ChatSession:
         self._log_new_messages()
         self.log.append({"type": "error", "error": message})
 
-    async def close(self) -> None:
-        """Ends the session: its background shells are killed, its servers stopped."""
-        if self.shells is not None:
+    async def close(self, reason: str | None = "other") -> None:
+        """Ends the session (``reason``, for the SessionEnd hooks: clear,
+        prompt_input_exit, other; ``None`` when the conversation goes on elsewhere)."""
+        try:
+            if self.hooks is not None and reason is not None:
+                await self.hooks.session_end(reason)
+        finally:
+            await self._closed()
+
+    async def _closed(self) -> None:
+        if self.shells is not None:  # its background shells are killed, its servers stopped
             self.shells.close()
         self.log.close()
         try:
@@ -329,23 +414,36 @@ def _assembled(
         ),
     )
     session_id = options.resume.id if options.resume else new_session_id()
-    log = SessionLog(sessions_dir() / f"{session_id}.jsonl", masked)
+    transcript = sessions_dir() / f"{session_id}.jsonl"
+    log = SessionLog(transcript, masked)
+    ready, hook_notes = runnable_hooks(settings, options.workspace)
+    hooks = session_hooks(ready, options.workspace, session_id, transcript, lambda: gate.rules.mode)
+    if hooks is not None:
+        gate.hooks, agent.before_compact = hooks, hooks.pre_compact
     log.append(_header(session_id, options.workspace, config, decision.mode, bool(options.resume)))
     withheld = withheld_note(options.workspace, trusted=trusted)
     notes = [n for n in (trust_note, changed_trust_note(options.workspace), withheld) if n]
     notes += start_notes(sandbox, settings.sandbox, programs) + _instruction_notes(instructions)
     notes += options.resume.warnings if options.resume else []
     notes += mcp.notes + list(commands.notes) + list(skills.notes) + _rule_notes(commands, skills)
-    notes += agent_notes
+    notes += [*agent_notes, *hook_notes]
     chat = ChatSession(
         agent, config, calling, support, log, session_id, notes, mcp, sandbox, system_prompt
     )
     chat.commands, chat.skills = commands, skills
+    chat.hooks, chat.notify = hooks, settings.notify
     chat.mode_reason = mode_reason(options, decision)
     chat.shells = shells
     chat.agents = agents
     chat._logged = len(agent.messages)
     return chat
+
+
+def _added(held: RunFinished | None, finished: RunFinished) -> RunFinished:
+    """``finished``, counting the runs before it that a Stop hook sent on."""
+    if held is None:
+        return finished
+    return replace(finished, turns=held.turns + finished.turns, usage=held.usage + finished.usage)
 
 
 def mode_reason(options: SessionOptions, decision: ModeDecision) -> str:
@@ -381,7 +479,7 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     if options.mode_override is not None and options.mode_override == chat.mode:
         reopened.mode_reason = chat.mode_reason  # /mode chose it, and still does
     chat.mcp = McpStart()
-    await chat.close()
+    await chat.close(reason=None)
     return reopened
 
 

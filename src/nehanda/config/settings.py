@@ -13,6 +13,7 @@ only tighten permissions and cannot redirect providers (``trust``).
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
 import re
 import tomllib
@@ -23,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from nehanda.config.hooks import DefinedHook, HooksTable, claude_hooks, hooks_in_layer
 from nehanda.config.mcp import (
     DefinedServer,
     McpServerEntry,
@@ -178,6 +180,19 @@ class AgentsTable(BaseModel):
     max_parallel: int = Field(default=4, ge=1, le=32)
 
 
+class NotifyTable(BaseModel):
+    """``[notify]``: when the REPL tells the user a long reply ended or an approval waits.
+
+    ``after``: a reply that took longer than this many seconds rings when it ends.
+    ``command``: also run with a JSON object on stdin (only the user's file may set it:
+    it runs with the user's rights)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    after: float = Field(default=30.0, ge=0)
+    command: str | None = None
+
+
 class SettingsFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -192,6 +207,8 @@ class SettingsFile(BaseModel):
     sandbox: SandboxTable = Field(default_factory=SandboxTable)
     serve: ServeTable = Field(default_factory=ServeTable)
     agents: AgentsTable = Field(default_factory=AgentsTable)
+    hooks: HooksTable = Field(default_factory=HooksTable)
+    notify: NotifyTable = Field(default_factory=NotifyTable)
 
 
 @dataclass(frozen=True)
@@ -249,6 +266,11 @@ class Settings:
     mcp_notes: tuple[str, ...] = ()
     serve: ServeTable = field(default_factory=ServeTable)
     agents: AgentsTable = field(default_factory=AgentsTable)
+    # Every hook defined, user ones first; project ones still need approval.
+    hooks: tuple[DefinedHook, ...] = ()
+    # Where hooks were read from in Claude Code's format, and what was skipped.
+    hook_notes: tuple[str, ...] = ()
+    notify: NotifyTable = field(default_factory=NotifyTable)
 
 
 def user_settings_path() -> Path:
@@ -267,15 +289,21 @@ def load_settings(
     permissions: list[tuple[Path, str, Mapping[str, Any]]] = []
     servers: list[DefinedServer] = []
     paths: dict[str, list[str]] = {"writable": [], "deny_read": []}
+    hooks: list[DefinedHook] = []
+    hook_notes: list[str] = []
     layers, ignored, ignored_rules = _file_layers(workspace)
     for path, text, layer in layers:
         permissions.append((path, text, layer.pop("permissions", {})))
         origin: McpOrigin = "project" if path == project_settings_path(workspace) else "user"
         servers += servers_in_layer(layer.pop("mcp_servers", {}), origin, path, text)
+        hooks += hooks_in_layer(layer.pop("hooks", {}), origin, str(path), text)
+        if origin == "project" and layer.get("notify", {}).pop("command", None):
+            hook_notes.append(f"{path}: [notify] command is read from your user settings only")
         for key, listed in paths.items():
             listed += layer.get("sandbox", {}).pop(key, [])
         _deep_merge(merged, layer)
     mcp_servers, mcp_notes = _mcp_servers(workspace, servers)
+    claude, claude_notes = _claude_code_hooks(workspace)
     try:
         parsed = SettingsFile.model_validate(merged)
     except ValidationError as exc:  # only reachable through a merge of valid layers
@@ -300,7 +328,50 @@ def load_settings(
         mcp_notes=mcp_notes,
         serve=parsed.serve,
         agents=parsed.agents,
+        hooks=(*hooks, *claude),
+        hook_notes=(*hook_notes, *claude_notes),
+        notify=parsed.notify,
     )
+
+
+def claude_settings_paths(workspace: Path) -> tuple[Path, Path]:
+    """Claude Code's user and project settings, whose ``hooks`` nehanda runs too."""
+    return Path.home() / ".claude" / "settings.json", workspace / ".claude" / "settings.json"
+
+
+def _claude_code_hooks(workspace: Path) -> tuple[list[DefinedHook], list[str]]:
+    """The hooks of Claude Code's settings files, the project's only in a trusted folder,
+    with a note naming each file they were read from."""
+    found: list[DefinedHook] = []
+    notes: list[str] = []
+    origins: tuple[McpOrigin, McpOrigin] = ("user", "project")
+    for path, origin in zip(claude_settings_paths(workspace), origins, strict=True):
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text)
+            if not (isinstance(data, dict) and data.get("hooks")):
+                continue
+            if origin == "project" and not is_trusted(workspace):
+                notes.append(
+                    f"{path} defines hooks; a project's hooks run only once you trust its "
+                    "folder, so they were skipped (run `nehanda trust` if you do)"
+                )
+                continue
+            hooks, skipped = claude_hooks(data, origin, str(path), text)
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise ConfigError(f"{path}: cannot read its hooks: {_first_line(exc)}") from None
+        found += hooks
+        notes += [f"hooks read from {path} (Claude Code's format)", *skipped]
+    return found, notes
+
+
+def _first_line(error: Exception) -> str:
+    if isinstance(error, ValidationError):
+        problem = error.errors()[0]
+        return f"{'.'.join(str(p) for p in problem['loc'])}: {problem['msg']}"
+    return str(error).splitlines()[0]
 
 
 def _mcp_servers(

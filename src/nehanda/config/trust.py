@@ -5,7 +5,8 @@ Until the user has trusted the folder once (``nehanda trust``), that file may on
 tighten permissions: its allow rules and a looser mode are ignored, and so are
 providers' ``base_url`` and ``api_key_env`` (which would send the user's keys, or
 the conversation, where the project's author chose). Nor may it open the sandbox
-(``[sandbox] enabled = false``, ``network = true``, more writable roots).
+(``[sandbox] enabled = false``, ``network = true``, more writable roots), nor define
+MCP servers or hooks, which run code with the user's rights.
 
 Trust is bound to what the user approved: the store keeps, beside each trusted folder,
 a digest of its ``.nehanda/settings.toml`` and ``.mcp.json``. Once either changes (a
@@ -170,8 +171,9 @@ def restrain_untrusted(
     if mode is not None and MODES.index(mode) > MODES.index(user_mode):
         del permissions["mode"]
         dropped.append("permissions.mode")
-    if kept.pop("mcp_servers", None):
-        dropped.append("mcp_servers")
+    for runs_code in ("mcp_servers", "hooks"):
+        if kept.pop(runs_code, None):
+            dropped.append(runs_code)
     sandbox = kept.get("sandbox", {})
     for key, tight in SANDBOX_TIGHT.items():
         if key in sandbox and sandbox[key] != tight:

@@ -14,7 +14,7 @@ original message either way. A request that cannot fit even then stops the run w
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from nehanda.engine.context import ContextKeeper, cut_middle
@@ -49,6 +49,9 @@ class Conversation:
     messages: list[Message]
     tools: tuple[ToolSpec, ...]
     tool_choice: ToolChoice | None = "auto"
+    # Called just before older turns are summarised: the trigger ("manual" for a forced
+    # compaction, else "auto") and the focus asked for (the PreCompact hooks).
+    before: Callable[[str, str], Awaitable[object]] | None = None
 
     def request(self, keeper: ContextKeeper) -> ChatRequest:
         return keeper.request(self.model, self.messages, self.tools, self.tool_choice)
@@ -91,6 +94,8 @@ async def keep_within(
     room = 0 if force else max((budget.limit - fixed) // 2 - budget.summary_tokens, 0)
     split = split_point(convo, keeper, room)
     if split is not None:
+        if convo.before is not None:
+            await convo.before("manual" if force else "auto", focus)
         compacted = await _compact(convo, keeper, split, count.total, focus)
         if compacted is not None:
             yield compacted

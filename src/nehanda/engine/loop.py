@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 from nehanda.engine.compaction import Conversation, keep_within
@@ -98,6 +98,8 @@ class Agent:
     context: ContextKeeper | None = None
     # What the toolset reports while its calls run (a subagent's events), to be yielded.
     reports: asyncio.Queue[EngineEvent] | None = None
+    # Told before a compaction summarises (trigger, focus): the session's PreCompact hooks.
+    before_compact: Callable[[str, str], Awaitable[object]] | None = None
     _output_calls: ToolOutputCalls = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -154,7 +156,14 @@ class Agent:
         if self.context is not None:
             self._output_calls.read(self.messages)
             specs = self.toolset.specs
-            convo = Conversation(self.provider, self.model, self.messages, specs, self.tool_choice)
+            convo = Conversation(
+                self.provider,
+                self.model,
+                self.messages,
+                specs,
+                self.tool_choice,
+                self.before_compact,
+            )
             async for done in keep_within(convo, self.context, force=force, focus=focus):
                 yield done
             self.context.last = self.context.count(self._request())

@@ -36,6 +36,14 @@ Custom commands and skills add allow rules, never beyond a deny or ask rule: a c
 ``allowed-tools`` for its one turn (``for_turn``), a loaded skill's for the rest of the
 session with one rule letting the reading tools into the skill's resolved folder
 (``skill_loaded``), so a symlink there that leads out of it still asks.
+
+With ``hooks`` (a session's PreToolUse and PostToolUse hooks), every call is shown to the
+PreToolUse hooks first, whatever the mode: a block (exit 2, or ``deny``) refuses it with
+the hook's reason, under ``--yes`` and yolo too; an ``updatedInput`` is checked against
+the tool's schema (``check``) and decided again as if the model had sent it; ``ask``
+makes the call ask; ``allow`` lets a call run that would have asked, never one a rule
+or the mode denies. PostToolUse hooks see each result; what they say back is added to it
+for the model.
 """
 
 from __future__ import annotations
@@ -47,7 +55,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from nehanda.config.permission_modes import PERMISSION_MODES, Mode
 from nehanda.config.skills import Skill
@@ -64,6 +72,9 @@ from nehanda.tools.paths import is_inside, resolve_path
 from nehanda.types import CheckedCall, Refusal, ToolResult, Toolset, ToolSpec, ToolUse
 from nehanda.verdicts import Allow, Answer, Approver, Ask, Decision, Deny
 
+if TYPE_CHECKING:
+    from nehanda.hooks.answers import HookAnswer
+
 # Small models tend to send a refused call again, word for word.
 _DO_NOT_RETRY = "Do not repeat this call; do without it, or ask the user."
 _DO_AS_TOLD = "Do not repeat this call; do what the user said instead."
@@ -78,6 +89,14 @@ class OffersReadOnly(Protocol):
     read_only_only: bool
 
 
+class ToolHooks(Protocol):
+    """The hooks a session runs around each call (``hooks.session.SessionHooks``)."""
+
+    async def pre_tool_use(self, use: ToolUse) -> HookAnswer: ...
+
+    async def post_tool_use(self, use: ToolUse, result: ToolResult) -> HookAnswer: ...
+
+
 @dataclass
 class ToolGate:
     inner: Toolset
@@ -86,6 +105,7 @@ class ToolGate:
     approver: Approver
     confined: bool = True
     sandbox: Sandbox | None = None
+    hooks: ToolHooks | None = None
     # The plan-mode list, kept while the inner list is the same object: the caches
     # downstream (the rescue prompt, token counts) key on the tuple's identity.
     _planned: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] | None = field(
@@ -152,19 +172,46 @@ class ToolGate:
     async def run(
         self, checked: CheckedCall, started: Callable[[], None] | None = None
     ) -> ToolResult:
+        hooked: HookAnswer | None = None
         try:
-            permitted = await self._permit(checked)
+            if self.hooks is not None:
+                hooked = await self.hooks.pre_tool_use(checked.use)
+                checked = self._hooked(checked, hooked)
+            permitted = await self._permit(checked, hooked)
         except PermissionDenied as denied:
             return _refused(denied)
         with self._edited.watching(checked.facts):
-            return await self.inner.run(permitted, started)
+            result = await self.inner.run(permitted, started)
+        if self.hooks is None:
+            return result
+        after = await self.hooks.post_tool_use(permitted.use, result)
+        said = after.reason if after.blocked else after.context
+        if not said:
+            return result
+        return replace(result, content=f"{result.content}\n\n[PostToolUse hook] {said}")
 
-    async def _permit(self, checked: CheckedCall) -> CheckedCall:
+    def _hooked(self, checked: CheckedCall, answer: HookAnswer) -> CheckedCall:
+        """``checked`` as the PreToolUse hooks left it; ``PermissionDenied`` when they
+        blocked it or gave arguments the tool does not take."""
+        use = checked.use
+        if answer.blocked or answer.permission == "deny" or not answer.proceed:
+            why = answer.reason or answer.permission_reason or answer.stop_reason
+            reason = f"a PreToolUse hook blocked it: {why or 'no reason given'}"
+            raise PermissionDenied(use, reason, Refusal("rules", reason))
+        if answer.updated_input is None:
+            return checked
+        again = self.inner.check(replace(use, input=answer.updated_input))
+        if isinstance(again, ToolResult):
+            reason = f"a PreToolUse hook gave arguments it does not take ({again.content})"
+            raise PermissionDenied(use, reason, Refusal("rules", reason))
+        return again
+
+    async def _permit(self, checked: CheckedCall, hooked: HookAnswer | None = None) -> CheckedCall:
         """``checked`` with the paths its decision grants; ``PermissionDenied`` if it may
         not run."""
         use = checked.use
         try:
-            decision = self._decide(checked)
+            decision = _as_hooks_say(self._decide(checked), hooked)
         except OSError as error:
             decision = Deny(_CHANGED.format(error=error))
         except RuntimeError as error:  # ~user for a user nobody knows
@@ -265,6 +312,20 @@ def _parses(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _as_hooks_say(decision: Decision, hooked: HookAnswer | None) -> Decision:
+    """A hook's ``ask`` makes an allowed call ask; its ``allow`` lets an asking one run.
+    A denial stands whatever a hook says."""
+    if hooked is None or isinstance(decision, Deny):
+        return decision
+    if hooked.permission == "ask" and isinstance(decision, Allow):
+        why = hooked.permission_reason or "a PreToolUse hook asks for your approval"
+        return Ask(why, outside=decision.outside)
+    if hooked.permission == "allow" and isinstance(decision, Ask):
+        why = hooked.permission_reason or "a PreToolUse hook allowed it"
+        return Allow(why, outside=decision.outside)
+    return decision
 
 
 def _refusal(use: ToolUse, decision: Ask, answer: Answer) -> PermissionDenied:

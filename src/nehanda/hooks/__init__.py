@@ -1,0 +1,1 @@
+"""Hooks: user commands run at points of a session, in Claude Code's protocol."""
