@@ -8,7 +8,7 @@ NehandaError
 ├─ ProviderError(provider, model)
 │  ├─ ProviderConnectionError ─ ProviderTimeout
 │  ├─ ProviderStatusError(status, body) ─ AuthenticationError, RateLimitError,
-│  │                                      ContextTooLongError
+│  │                                      ContextTooLongError, ImagesUnsupportedError
 │  ├─ ToolsUnsupportedError         "does not support tools" -> rescue fallback
 │  └─ StreamProtocolError           bad chunk, stream ended without its final event
 ├─ ToolCallFormatError(raw, reply)  carries the message to send back to the model
@@ -97,6 +97,10 @@ class RateLimitError(ProviderStatusError):
 
 class ContextTooLongError(ProviderStatusError):
     """The request does not fit the model's context window."""
+
+
+class ImagesUnsupportedError(ProviderStatusError):
+    """The model cannot see images; the request is asked again with notes in their place."""
 
 
 class ToolsUnsupportedError(ProviderError):

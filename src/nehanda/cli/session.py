@@ -143,7 +143,7 @@ class ChatSession:
         self.log.append(
             {
                 "type": "compaction",
-                "summary": message_to_json(event.summary),
+                "summary": message_to_json(event.summary, self.log.blobs),
                 "kept": event.kept,
                 "replaced": event.replaced,
                 "tokens_before": event.before,

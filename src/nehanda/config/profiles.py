@@ -51,9 +51,12 @@ class ProviderProfile:
 
 @dataclass(frozen=True)
 class ModelFamily:
+    """``vision``: whether the family's models see images (``None``: nothing says)."""
+
     prefix: str
     max_tokens: int
     context_length: int | None = None
+    vision: bool | None = None
 
 
 PROFILES: dict[str, ProviderProfile] = {
@@ -130,10 +133,11 @@ OPENAI_FAMILIES: tuple[ModelFamily, ...] = (
     ModelFamily("o3", 32768, 200_000),
     ModelFamily("o4-", 32768, 200_000),
     ModelFamily("gpt-4-turbo", 4096, 128_000),
-    ModelFamily("gpt-4", 4096, 8192),
-    ModelFamily("gpt-3.5-turbo", 4096, 16385),
+    ModelFamily("gpt-4", 4096, 8192, vision=False),
+    ModelFamily("gpt-3.5-turbo", 4096, 16385, vision=False),
 )
-"""OpenAI's models: the context window per family (its API does not report one)."""
+"""OpenAI's models: the context window per family (its API does not report one), and
+the two families that cannot see images."""
 
 FAMILY_WINDOWS: dict[str, tuple[ModelFamily, ...]] = {
     "anthropic": CLAUDE_FAMILIES,
@@ -178,3 +182,9 @@ def chars_per_token(model: str) -> float:
 def omit_tool_choice(provider_type: str) -> bool:
     """Whether requests to this provider must not carry ``tool_choice`` (Nehanda's proxy)."""
     return profile_for(provider_type).omit_tool_choice
+
+
+def family_vision(provider_type: str, model: str) -> bool | None:
+    """Whether the model's family sees images, for the types whose families are known."""
+    families = FAMILY_WINDOWS.get(provider_type)
+    return family_for(model, families).vision if families else None
