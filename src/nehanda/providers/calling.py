@@ -74,12 +74,15 @@ class ToolCalling(Wrapper):
         *,
         recover_leaks: bool = True,
         sees_images: bool | None = None,
+        tell_each_request: bool = False,
     ):
         super().__init__(inner)
         self.mode: Mode = mode
         self.recover_leaks = recover_leaks
         # None: ask the provider what it knows of the model when an image first comes.
         self.sees_images = sees_images
+        # serve's requests come from many clients, each to be told; a session's user once.
+        self.tell_each_request = tell_each_request
         self._blind_told = False
         self._wrapped: RescueProvider | None = None
 
@@ -104,9 +107,9 @@ class ToolCalling(Wrapper):
         if self.sees_images is None:
             self.sees_images = (await self.inner.capabilities(request.model)).vision
         if self.sees_images is False:
-            if not self._blind_told:
+            if self.tell_each_request or not self._blind_told:
                 self._blind_told = True
-                yield ImagesWithheld(withheld_message(request.model, "as its server says"))
+                yield ImagesWithheld(withheld_message(request.model))
             async for event in self._with_fallback(without_images(request)):
                 yield event
             return

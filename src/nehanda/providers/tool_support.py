@@ -82,9 +82,12 @@ class ToolSupportCache:
         }
         self._write(data)
 
-    def blind(self, config: ProviderConfig) -> bool:
-        """Whether the server once answered that this model cannot see images."""
-        return _key(config) in _section(self._read(), "blind")
+    def sees_images(self, config: ProviderConfig) -> bool | None:
+        """Whether the model sees images, as the settings say, else ``False`` when the
+        server once answered that it cannot; ``None``: nothing says (ask the provider)."""
+        if config.vision is not None:
+            return config.vision
+        return False if _key(config) in _section(self._read(), "blind") else None
 
     def remember_blind(self, config: ProviderConfig, reason: str) -> None:
         data = self._read()

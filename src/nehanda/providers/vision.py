@@ -43,6 +43,7 @@ def _blind_part(part: Part) -> Part:
     return part
 
 
-def withheld_message(model: str, reason: str) -> str:
+def withheld_message(model: str, reason: str = "") -> str:
     """What the user is told, once, when the model gets notes instead of images."""
-    return f"{model or 'the model'} cannot see images ({reason}); it gets a note in their place"
+    why = f" ({reason})" if reason else ""
+    return f"{model or 'the model'} cannot see images{why}; it gets a note in their place"

@@ -245,8 +245,12 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
         log.warning("%s (model %s): switched to rescue mode: %s", config.name, chat.model, said)
         state.upstreams.remember_refusal(config, reason)
 
+    def blind(reason: str) -> None:
+        log.warning("%s (model %s): %s", config.name, chat.model, state.mask.mask(reason))
+        state.upstreams.remember_blind(config, reason)
+
     await state.places.acquire()
-    events = answer(calling, chat, parallel=parsed.parallel, on_switch=switched)
+    events = answer(calling, chat, parallel=parsed.parallel, on_switch=switched, on_blind=blind)
     masked = MaskedEvents(state.mask)
     try:
         first = await _unless_gone(request, anext(events))

@@ -10,7 +10,9 @@ reply fit for a client that runs the calls itself:
   prose (the calls themselves come from ``ToolCalling``'s leak recovery);
 - ``tool_choice: "required"`` in rescue mode: everything is held back until a call
   appears or the reply ends, and a reply without a call is asked for once more;
-- ``parallel`` false: the first call only.
+- ``parallel`` false: the first call only;
+- a model that cannot see the request's images got notes in their place: the reply
+  opens with a warning saying so (``on_blind`` hears the reason when it was learned).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, replace
 
 from nehanda.events import (
+    ImagesWithheld,
     MessageEnd,
     ModeSwitched,
     ReasoningDelta,
@@ -53,6 +56,7 @@ async def answer(
     *,
     parallel: bool = True,
     on_switch: Callable[[str], None] = lambda reason: None,
+    on_blind: Callable[[str], None] = lambda reason: None,
 ) -> AsyncGenerator[ServeEvent, None]:
     """The reply to ``request``, asked once more when a required call did not come."""
     if request.tool_choice == "none":
@@ -69,6 +73,11 @@ async def answer(
                 on_switch(event.reason)
                 reply.native = False
                 reply.hold = reply.hold or request.tool_choice == "required"
+                continue
+            if isinstance(event, ImagesWithheld):
+                if event.learned:
+                    on_blind(event.message)
+                yield TextDelta(f"[nehanda serve: {event.message}]\n\n")
                 continue
             for out in reply.handle(event):
                 if isinstance(out, MessageEnd):
