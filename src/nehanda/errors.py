@@ -5,6 +5,7 @@ NehandaError
 ├─ ConfigError                      settings file problems, with file:line
 │  └─ UnknownProviderError          --provider names nothing that exists (exit 2)
 ├─ StorageError                     nehanda's own files cannot be written (disk full)
+├─ ImageRefused                     an image nehanda cannot send (not one, too large)
 ├─ ProviderError(provider, model)
 │  ├─ ProviderConnectionError ─ ProviderTimeout
 │  ├─ ProviderStatusError(status, body) ─ AuthenticationError, RateLimitError,
@@ -97,6 +98,10 @@ class RateLimitError(ProviderStatusError):
 
 class ContextTooLongError(ProviderStatusError):
     """The request does not fit the model's context window."""
+
+
+class ImageRefused(NehandaError):
+    """A file given as an image is none, cannot be read, or cannot be made small enough."""
 
 
 class ImagesUnsupportedError(ProviderStatusError):

@@ -145,7 +145,20 @@ def chat(**options: Any) -> int:
     help="text for people; json or stream-json for programs.",
 )
 @click.option("--verbose", "-v", is_flag=True, help=VERBOSE_HELP)
-def run(prompt: str | None, output_format: str, verbose: bool, **options: Any) -> int:
+@click.option(
+    "--image",
+    "images",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Show the model this image (PNG, JPEG, GIF or WebP) with the prompt; repeatable.",
+)
+def run(
+    prompt: str | None,
+    output_format: str,
+    verbose: bool,
+    images: tuple[Path, ...] = (),
+    **options: Any,
+) -> int:
     """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin)."""
     from nehanda.cli.run import RunOptions, report_failure, run_once
 
@@ -157,7 +170,7 @@ def run(prompt: str | None, output_format: str, verbose: bool, **options: Any) -
         session = _session_options(options)
     except NehandaError as exc:
         return report_failure(output_format, str(exc))
-    return run_once(RunOptions(text, session, output_format, verbose))
+    return run_once(RunOptions(text, session, output_format, verbose, images))
 
 
 @cli.command()

@@ -21,6 +21,7 @@ from nehanda.events import Retrying, RunFinished
 
 if TYPE_CHECKING:
     from nehanda.cli.session import ChatSession
+    from nehanda.types import ImagePart
     from nehanda.ui.json_output import JsonOutput, RunDescription
     from nehanda.ui.terminal import TerminalOutput
 
@@ -35,6 +36,7 @@ class RunOptions:
     session: SessionOptions
     output_format: str
     verbose: bool = False
+    images: tuple[Path, ...] = ()  # --image: shown to the model with the prompt
 
 
 class _Report:
@@ -146,7 +148,7 @@ async def _run(options: RunOptions, report: _Report) -> RunFinished:
     for note in chat.notes:
         output.note(note)
     try:
-        return await _ask(chat, options.prompt, report)
+        return await _ask(chat, options.prompt, _images(chat, options.images), report)
     except NehandaError as exc:
         chat.record_error(str(exc))
         raise
@@ -157,9 +159,22 @@ async def _run(options: RunOptions, report: _Report) -> RunFinished:
         await chat.close()
 
 
-async def _ask(chat: ChatSession, prompt: str, report: _Report) -> RunFinished:
+def _images(chat: ChatSession, paths: tuple[Path, ...]) -> tuple[ImagePart, ...]:
+    """The ``--image`` files as parts the provider takes (``ImageRefused`` if one is not)."""
+    if not paths:
+        return ()
+    from nehanda.config.profiles import profile_for
+    from nehanda.images import read_image
+
+    limit = profile_for(chat.config.type).image_bytes
+    return tuple(read_image(path, limit) for path in paths)
+
+
+async def _ask(
+    chat: ChatSession, prompt: str, images: tuple[ImagePart, ...], report: _Report
+) -> RunFinished:
     output, description = report.output(), report.description
-    async for event in chat.ask(prompt):
+    async for event in chat.ask(prompt, images):
         description.mode = chat.mode
         output.handle(event)
         if isinstance(event, RunFinished):

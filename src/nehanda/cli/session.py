@@ -20,7 +20,7 @@ from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.cli.session_start import SessionOptions, SessionStart, start_session
 from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
-from nehanda.config.profiles import PROFILES, chars_per_token
+from nehanda.config.profiles import PROFILES, chars_per_token, profile_for
 from nehanda.config.settings import (
     ProviderConfig,
     Settings,
@@ -47,7 +47,7 @@ from nehanda.engine.transcript import (
     new_session_id,
     sessions_dir,
 )
-from nehanda.events import Compacted, EngineEvent, ModeSwitched
+from nehanda.events import Compacted, EngineEvent, ImagesWithheld, ModeSwitched
 from nehanda.masking import SecretMask
 from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
@@ -71,7 +71,7 @@ from nehanda.secret_env import seal, secret_values
 from nehanda.tools.base import ToolContext
 from nehanda.tools.masked import Masked
 from nehanda.tools.registry import BuiltinTools
-from nehanda.types import Message
+from nehanda.types import ImagePart, Message
 from nehanda.ui.summary import Chosen
 from nehanda.verdicts import Approver
 
@@ -113,10 +113,13 @@ class ChatSession:
             raise TypeError("this session's tool calls do not go through a ToolGate")
         return toolset.inner
 
-    async def ask(self, prompt: str) -> AsyncIterator[EngineEvent]:
-        """Runs ``prompt`` to its answer; every message is logged as it is added."""
+    async def ask(
+        self, prompt: str, images: tuple[ImagePart, ...] = ()
+    ) -> AsyncIterator[EngineEvent]:
+        """Runs ``prompt`` (showing ``images``) to its answer; every message is logged as
+        it is added."""
         try:
-            async for event in self.agent.run(prompt):
+            async for event in self.agent.run(prompt, images):
                 self._log_new_messages()
                 if isinstance(event, Compacted):
                     self._log_compaction(event)
@@ -126,6 +129,8 @@ class ChatSession:
                     self.log.append(
                         {"type": "mode_switch", "mode": event.mode, "reason": event.reason}
                     )
+                if isinstance(event, ImagesWithheld) and event.learned:
+                    self.support.remember_blind(self.config, event.message)
                 yield event
         finally:
             self._log_new_messages()
@@ -234,7 +239,12 @@ def _assembled(
     provider, trust_note = start.provider, start.trust_note
     support = ToolSupportCache()
     decision = choose_mode(config, capabilities, support, options.mode_override)
-    calling = ToolCalling(provider, decision.mode, recover_leaks=settings.recover_leaked_calls)
+    calling = ToolCalling(
+        provider,
+        decision.mode,
+        recover_leaks=settings.recover_leaked_calls,
+        sees_images=support.sees_images(config),
+    )
     trusted = is_trusted(options.workspace)
     instructions = load_instructions(options.workspace, trusted=trusted)
     sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
@@ -381,6 +391,7 @@ def _tool_gate(
         sandbox=sandbox,
         hidden=HiddenPaths.build(rules.deny, options.workspace),
         programs=programs,
+        image_bytes=profile_for(config.type).image_bytes,
     )
     approver: Approver = NoTerminal()
     if sys.stdin.isatty() and sys.stderr.isatty():

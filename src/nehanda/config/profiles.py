@@ -47,6 +47,8 @@ class ProviderProfile:
     window_probe: WindowProbe | None = "models"
     """Where an OpenAI-compatible server reports a model's window (``providers.window``):
     ``/models`` and llama.cpp's ``/props``, LM Studio's own API, or nowhere."""
+    image_bytes: int = 20 * 1024 * 1024
+    """The largest image it takes, in bytes before base64 (OpenAI's 20 MB by default)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ PROFILES: dict[str, ProviderProfile] = {
         models_path="/v1/models",
         api_version="2023-06-01",
         unknown_window=200_000,
+        image_bytes=5 * 1024 * 1024 * 3 // 4,  # 5 MB of base64 per image
         wire="anthropic",
         window_probe=None,  # the model families say it
     ),

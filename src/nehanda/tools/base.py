@@ -27,7 +27,7 @@ from nehanda.errors import ToolError
 from nehanda.sandbox.programs import Programs
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import Placed, place_in_workspace
-from nehanda.types import JsonObject, ToolFacts, ToolKind, ToolSpec
+from nehanda.types import ImagePart, JsonObject, ToolFacts, ToolKind, ToolSpec
 
 if TYPE_CHECKING:
     from nehanda.sandbox.confine import Sandbox
@@ -48,7 +48,8 @@ class ToolContext:
     walks of Grep, Glob and LS never enter, list or search (the secret places and the
     Read deny rules, ``permissions.hidden.HiddenPaths``). ``programs`` are the helper
     programs found at start where no sandboxed command can write (none by default: Grep
-    then searches in Python).
+    then searches in Python). ``image_bytes`` is the largest image the provider takes:
+    Read downscales a larger one, or refuses it.
     """
 
     workspace: Path
@@ -58,6 +59,7 @@ class ToolContext:
     sandbox: Sandbox | None = None
     hidden: Callable[[Path], bool] = field(default=lambda path: False)
     programs: Programs = field(default_factory=Programs)
+    image_bytes: int = 20 * 1024 * 1024  # the largest image the provider takes
 
     def resolve_walk(self, raw: str, *, tool: str, action: str) -> Path:
         """Like ``resolve``, and a ``ToolError`` for a hidden place to walk from."""
@@ -82,6 +84,14 @@ class ToolContext:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """A tool's answer that shows images beside its text (Read of a picture)."""
+
+    text: str
+    images: tuple[ImagePart, ...]
+
+
+@dataclass(frozen=True)
 class Tool:
     """A built-in tool: what it is called, how the model calls it, what runs, and its
     facts (``kind``, ``read_only`` and the rest, as ``types.ToolFacts`` describes them)."""
@@ -90,7 +100,7 @@ class Tool:
     description: str
     args_model: type[pydantic.BaseModel]
     read_only: bool
-    handler: Callable[[Any, ToolContext], Awaitable[str]]
+    handler: Callable[[Any, ToolContext], Awaitable[str | Shown]]
     kind: ToolKind = "other"
     path_argument: str | None = None
     path_default: str | None = None
