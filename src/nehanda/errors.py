@@ -5,10 +5,11 @@ NehandaError
 ├─ ConfigError                      settings file problems, with file:line
 │  └─ UnknownProviderError          --provider names nothing that exists (exit 2)
 ├─ StorageError                     nehanda's own files cannot be written (disk full)
+├─ ImageRefused                     an image nehanda cannot send (not one, too large)
 ├─ ProviderError(provider, model)
 │  ├─ ProviderConnectionError ─ ProviderTimeout
 │  ├─ ProviderStatusError(status, body) ─ AuthenticationError, RateLimitError,
-│  │                                      ContextTooLongError
+│  │                                      ContextTooLongError, ImagesUnsupportedError
 │  ├─ ToolsUnsupportedError         "does not support tools" -> rescue fallback
 │  └─ StreamProtocolError           bad chunk, stream ended without its final event
 ├─ ToolCallFormatError(raw, reply)  carries the message to send back to the model
@@ -97,6 +98,14 @@ class RateLimitError(ProviderStatusError):
 
 class ContextTooLongError(ProviderStatusError):
     """The request does not fit the model's context window."""
+
+
+class ImageRefused(NehandaError):
+    """A file given as an image is none, cannot be read, or cannot be made small enough."""
+
+
+class ImagesUnsupportedError(ProviderStatusError):
+    """The model cannot see images; the request is asked again with notes in their place."""
 
 
 class ToolsUnsupportedError(ProviderError):

@@ -8,6 +8,7 @@ reports text that looked like a call but could not become one (unknown tool,
 irreparable JSON, truncated block), with a message fit to send back to the model.
 ``Notice`` carries something the user should know about the request itself (a
 prompt that may not fit the context the server was asked for); it changes nothing.
+``ImagesWithheld``, a ``Notice``, says the model got notes in place of the images.
 ``Retrying`` says a request failed before its answer began and will be sent again
 after a wait, so a person is not left looking at nothing for seconds.
 ``ModeSwitched`` and ``LeakedCallsRecovered`` come from the tool-calling policy
@@ -93,6 +94,14 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class ImagesWithheld(Notice):
+    """The model cannot see images, so it got a note in place of each (said once);
+    ``learned`` when the server's refusal taught it, to be remembered."""
+
+    learned: bool = False
+
+
+@dataclass(frozen=True)
 class Retrying:
     """The request is sent again in ``delay`` seconds: attempt ``attempt`` of ``attempts``,
     after ``reason`` ("HTTP 503", "connection refused")."""
@@ -130,6 +139,7 @@ StreamEvent = (
     | ToolUseEnd
     | ToolCallProblem
     | Notice
+    | ImagesWithheld
     | Retrying
     | ModeSwitched
     | LeakedCallsRecovered

@@ -3,7 +3,10 @@
 A conversation is a list of ``Message``s; each message is a role and a tuple of
 parts. A ``ToolUse`` is the one shape every tool call takes, whichever path (native
 structured calls or rescue text parsing) produced it, and every ``ToolUse`` is
-answered by exactly one ``ToolResult`` with the same id.
+answered by exactly one ``ToolResult`` with the same id. An ``ImagePart`` or a
+``DocumentPart`` is something the user (or a client of ``nehanda serve``) showed the
+model: its bytes, or the address the server fetches it from; an image's kind is read
+from its bytes (``image_type``), never from a file name.
 
 ``Toolset`` is all the engine knows of tools: their specs, ``check`` (which turns a
 call into a ``CheckedCall`` or answers it with an error result) and ``run``, which takes
@@ -14,6 +17,7 @@ renderers read those, never a table of tools.
 
 from __future__ import annotations
 
+import base64
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +49,81 @@ class ReasoningPart:
 
     text: str
     signature: str | None = None
+
+
+ImageType = Literal["image/png", "image/jpeg", "image/gif", "image/webp"]
+IMAGE_TYPES: tuple[ImageType, ...] = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def image_type(data: bytes) -> ImageType | None:
+    """The image format ``data`` holds, by its magic bytes; ``None``: none nehanda sends."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if data.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """An image shown to the model: its bytes (``data``) or an address (``url``, which
+    the server fetches itself). ``name`` says where it came from, for the note a model
+    that cannot see images gets instead, and for people."""
+
+    media_type: str
+    data: bytes | None = field(default=None, repr=False)
+    url: str | None = None
+    name: str = ""
+
+    @classmethod
+    def of(cls, data: bytes, name: str = "") -> ImagePart:
+        """The image ``data`` holds; ``ValueError`` when it is none of PNG, JPEG, GIF, WebP."""
+        kind = image_type(data)
+        if kind is None:
+            raise ValueError("not a PNG, JPEG, GIF or WebP image")
+        return cls(kind, data, name=name)
+
+    @property
+    def base64(self) -> str:
+        return base64.b64encode(self.data or b"").decode("ascii")
+
+    @property
+    def data_url(self) -> str:
+        """``data:image/png;base64,...``, or the image's own address."""
+        if self.data is None:
+            return self.url or ""
+        return f"data:{self.media_type};base64,{self.base64}"
+
+    @property
+    def note(self) -> str:
+        """What a model that cannot see images reads in its place."""
+        what = self.name or self.url or self.media_type
+        return f"[an image was attached ({what}); this model cannot see images]"
+
+
+@dataclass(frozen=True)
+class DocumentPart:
+    """A document shown to the model (Anthropic's ``document`` block): ``text`` for a
+    plain-text one, else its bytes (``data``, a PDF) or ``url``."""
+
+    media_type: str
+    data: bytes | None = field(default=None, repr=False)
+    url: str | None = None
+    text: str | None = None
+    title: str = ""
+
+    @property
+    def base64(self) -> str:
+        return base64.b64encode(self.data or b"").decode("ascii")
+
+    @property
+    def note(self) -> str:
+        what = self.title or self.url or self.media_type
+        return f"[a document was attached ({what}); this model cannot read it]"
 
 
 @dataclass(frozen=True)
@@ -85,15 +164,17 @@ class Refusal:
 @dataclass(frozen=True)
 class ToolResult:
     """``refusal`` is set, by the permission gate only, on the answer to a call that
-    was not allowed to run."""
+    was not allowed to run. ``images`` are what the call showed (Read of a picture), for
+    a model that can see them; ``content`` says in words what they are."""
 
     tool_use_id: str
     content: str
     is_error: bool = False
     refusal: Refusal | None = None
+    images: tuple[ImagePart, ...] = ()
 
 
-Part = TextPart | ReasoningPart | ToolUse | ToolResult
+Part = TextPart | ReasoningPart | ImagePart | DocumentPart | ToolUse | ToolResult
 
 
 @dataclass(frozen=True)
@@ -116,6 +197,12 @@ class Message:
     @property
     def tool_results(self) -> list[ToolResult]:
         return [p for p in self.parts if isinstance(p, ToolResult)]
+
+    @property
+    def images(self) -> list[ImagePart]:
+        """The images this message shows, its results' included."""
+        own = [p for p in self.parts if isinstance(p, ImagePart)]
+        return own + [image for result in self.tool_results for image in result.images]
 
 
 TodoStatus = Literal["pending", "in_progress", "completed"]

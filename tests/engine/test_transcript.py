@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from nehanda.engine.blobs import Blobs
 from nehanda.engine.transcript import (
+    GONE,
     SessionLog,
     latest_session,
     message_from_json,
@@ -15,7 +19,7 @@ from nehanda.engine.transcript import (
     read_session,
 )
 from nehanda.secret_env import redact, secret_values
-from nehanda.types import Message, ReasoningPart, TextPart, ToolResult, ToolUse
+from nehanda.types import ImagePart, Message, ReasoningPart, TextPart, ToolResult, ToolUse
 
 CONVERSATION = [
     Message.text_message("user", "read it"),
@@ -118,6 +122,31 @@ def test_redaction_removes_every_occurrence(text: str, secret: str) -> None:
     assert secret not in redact(text + secret + text, [secret]).replace("[REDACTED]", "\0")
 
 
-def test_messages_survive_json() -> None:
+def test_messages_survive_json(tmp_path: Path) -> None:
+    blobs = Blobs(tmp_path)
     for message in CONVERSATION:
-        assert message_from_json(message_to_json(message)) == message
+        assert message_from_json(message_to_json(message, blobs), blobs) == message
+
+
+def test_images_are_stored_by_content_hash_beside_the_log_not_inline(tmp_path: Path) -> None:
+    png = (Path(__file__).parents[1] / "fixtures" / "images" / "red_2x2.png").read_bytes()
+    image = ImagePart.of(png, "red_2x2.png")
+    shown = [
+        Message("user", (TextPart("what is this?"), image)),
+        Message("tool", (ToolResult("c1", "PNG image, 2x2", images=(image,)),)),
+    ]
+    path = tmp_path / "sessions" / "20260101-000000-aaaaaa.jsonl"
+    log = SessionLog(path)
+    for message in shown:
+        log.message(message)
+    log.close()
+    digest = hashlib.sha256(png).hexdigest()
+    assert [p.name for p in (tmp_path / "sessions" / "images").iterdir()] == [digest]
+    text = path.read_text()
+    assert digest in text and base64.b64encode(png).decode()[:40] not in text
+    assert read_session(path).messages == shown
+
+    (tmp_path / "sessions" / "images" / digest).write_bytes(b"changed")
+    again = read_session(path).messages
+    assert again[0].parts[1] == TextPart(GONE) and not again[1].tool_results[0].images
+    assert again[1].tool_results[0].content == "PNG image, 2x2\n" + GONE

@@ -92,11 +92,14 @@ def test_show_is_asked_once_per_model_and_remembered_on_disk(
     serve_ollama(harness.server)
     config = harness.config("ollama", model="qwen3:8b")
     first = ask(config, store, "qwen3:8b", "qwen3:8b")
-    assert first == [Capabilities(True, 40960)] * 2
+    assert first == [Capabilities(True, 40960, vision=False)] * 2
     assert len(harness.server.received("/api/show")) == 1
     assert harness.server.received("/api/show")[0].body == {"model": "qwen3:8b"}
 
-    assert ask(config, store, "qwen3:8b") == [Capabilities(True, 40960)]  # a later run
+    # a later run
+    assert ask(config, store, "qwen3:8b") == [
+        Capabilities(True, 40960, vision=False)
+    ]  # a later run
     assert len(harness.server.received("/api/show")) == 1
     saved = json.loads(store.path.read_text())["detected"]
     assert saved[f"ollama {harness.server.root_url} qwen3:8b"]["version"] == QWEN_DIGEST
@@ -108,7 +111,7 @@ def test_a_re_pulled_model_is_asked_about_again(harness: Any, store: ToolSupport
     store.remember_detected(
         config, "qwen3:8b", "sha256-of-an-older-pull", Capabilities(False, 2048)
     )
-    assert ask(config, store, "qwen3:8b") == [Capabilities(True, 40960)]
+    assert ask(config, store, "qwen3:8b") == [Capabilities(True, 40960, vision=False)]
     assert len(harness.server.received("/api/show")) == 1
 
 
@@ -136,7 +139,7 @@ def test_without_a_tags_listing_the_modification_time_is_the_version(
         "POST", "/api/show", Reply(200, fixture_body("ollama_show_gemma_no_tools.json"), json_type)
     )
     config = harness.config("ollama", model="gemma:2b")
-    assert ask(config, store, "gemma:2b") == [Capabilities(False, 8192)]
+    assert ask(config, store, "gemma:2b") == [Capabilities(False, 8192, vision=False)]
     saved = json.loads(store.path.read_text())["detected"]
     assert next(iter(saved.values()))["version"] == "2024-10-01T07:55:40.911233012Z"
 
@@ -146,7 +149,7 @@ def test_a_refusal_corrects_the_detected_entry(harness: Any, store: ToolSupportC
     config = harness.config("ollama", model="qwen3:8b")
     ask(config, store, "qwen3:8b")
     store.remember_refusal(config, "registry.ollama.ai/library/qwen3:8b does not support tools")
-    assert ask(config, store, "qwen3:8b") == [Capabilities(False, 40960)]
+    assert ask(config, store, "qwen3:8b") == [Capabilities(False, 40960, vision=False)]
     assert store.refused(config)
     assert len(harness.server.received("/api/show")) == 1
 
@@ -165,5 +168,5 @@ def test_a_damaged_cache_file_is_ignored(harness: Any, store: ToolSupportCache) 
     serve_ollama(harness.server)
     store.path.write_text('{"detected": ["not", "a", "table"], "refused": 3}')
     config = harness.config("ollama", model="qwen3:8b")
-    assert ask(config, store, "qwen3:8b") == [Capabilities(True, 40960)]
+    assert ask(config, store, "qwen3:8b") == [Capabilities(True, 40960, vision=False)]
     assert not store.refused(config)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -120,7 +121,7 @@ def test_output_stays_under_the_cap_and_points_to_the_next_offset(ws: Path) -> N
     ("data", "size"),
     [
         (b"PK\x03\x04\x00\x00" + b"z" * 1228, "1,234 bytes"),
-        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "16 bytes"),
+        (b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 8, "16 bytes"),
         ("UTF-16, no mark\n".encode("utf-16-le"), "32 bytes"),
     ],
 )
@@ -129,6 +130,32 @@ def test_binary_files_are_refused_with_their_size(ws: Path, data: bytes, size: s
     result = read(ws, file_path="blob.bin", offset=3990)
     assert result.is_error
     assert result.content == f"blob.bin is a binary file ({size}), not text; Read shows text only."
+
+
+PNG = (Path(__file__).parents[1] / "fixtures" / "images" / "red_2x2.png").read_bytes()
+
+
+def test_a_picture_comes_back_as_an_image_whatever_its_name(ws: Path) -> None:
+    (ws / "blob.bin").write_bytes(PNG)
+    result = read(ws, file_path="blob.bin")
+    assert not result.is_error
+    assert result.content == "blob.bin: PNG image, 73 bytes."
+    assert [(i.media_type, i.data) for i in result.images] == [("image/png", PNG)]
+
+
+def test_a_picture_over_the_limit_comes_back_downscaled_under_it(ws: Path) -> None:
+    image = pytest.importorskip("PIL.Image")
+    big = io.BytesIO()
+    image.frombytes("RGB", (200, 200), os.urandom(200 * 200 * 3)).save(big, format="PNG")
+    (ws / "big.png").write_bytes(big.getvalue())
+    use = ToolUse("call_1", "Read", {"file_path": "big.png"})
+    result = asyncio.run(execute_builtin_tool(use, ToolContext(ws, image_bytes=30_000)))
+    sent = result.images[0].data or b""
+    assert len(sent) <= 30_000
+    assert (
+        result.content
+        == f"big.png: PNG image, {len(big.getvalue()):,} bytes, downscaled to {len(sent):,} bytes."
+    )
 
 
 @pytest.mark.parametrize(

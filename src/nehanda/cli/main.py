@@ -164,7 +164,21 @@ def chat(**options: Any) -> int:
     is_flag=True,
     help="Ring the terminal (and run [notify] command) when an approval waits or a long run ends.",
 )
-def run(prompt: str | None, output_format: str, verbose: bool, notify: bool, **options: Any) -> int:
+@click.option(
+    "--image",
+    "images",
+    multiple=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Show the model this image (PNG, JPEG, GIF or WebP) with the prompt; repeatable.",
+)
+def run(
+    prompt: str | None,
+    output_format: str,
+    verbose: bool,
+    notify: bool = False,
+    images: tuple[Path, ...] = (),
+    **options: Any,
+) -> int:
     """Run the agent on PROMPT until it answers (PROMPT '-' or absent: read stdin; a
     pipe on stdin beside a PROMPT is added to it)."""
     from nehanda.cli.run import RunOptions, report_failure, run_once
@@ -177,7 +191,7 @@ def run(prompt: str | None, output_format: str, verbose: bool, notify: bool, **o
         session = _session_options(options)
     except NehandaError as exc:
         return report_failure(output_format, str(exc))
-    return run_once(RunOptions(text, session, output_format, verbose, notify))
+    return run_once(RunOptions(text, session, output_format, verbose, notify, images))
 
 
 @cli.command()

@@ -24,6 +24,7 @@ from nehanda.events import Retrying, RunFinished
 if TYPE_CHECKING:
     from nehanda.cli.notify import Notifier
     from nehanda.cli.session import ChatSession
+    from nehanda.types import ImagePart
     from nehanda.ui.json_output import JsonOutput, RunDescription
     from nehanda.ui.terminal import TerminalOutput
 
@@ -39,6 +40,7 @@ class RunOptions:
     output_format: str
     verbose: bool = False
     notify: bool = False
+    images: tuple[Path, ...] = ()  # --image: shown to the model with the prompt
 
 
 class _Report:
@@ -166,7 +168,7 @@ async def _run_session(options: RunOptions, report: _Report) -> RunFinished:
     began = time.monotonic()
     try:
         await chat.started("resume" if options.session.resume else "startup")
-        return await _ask(chat, options.prompt, report)
+        return await _ask(chat, options.prompt, _images(chat, options.images), report)
     except NehandaError as exc:
         chat.record_error(str(exc))
         raise
@@ -191,14 +193,27 @@ def _notifier(chat: ChatSession) -> Notifier:
     return notifier
 
 
-async def _ask(chat: ChatSession, prompt: str, report: _Report) -> RunFinished:
+def _images(chat: ChatSession, paths: tuple[Path, ...]) -> tuple[ImagePart, ...]:
+    """The ``--image`` files as parts the provider takes (``ImageRefused`` if one is not)."""
+    if not paths:
+        return ()
+    from nehanda.config.profiles import profile_for
+    from nehanda.images import read_image
+
+    limit = profile_for(chat.config.type).image_bytes
+    return tuple(read_image(path, limit) for path in paths)
+
+
+async def _ask(
+    chat: ChatSession, prompt: str, images: tuple[ImagePart, ...], report: _Report
+) -> RunFinished:
     from nehanda.cli.custom_commands import prepare_prompt
 
     output, description = report.output(), report.description
     prepared = await prepare_prompt(chat, prompt)
     for note in prepared.notes:
         output.note(note)
-    async for event in chat.ask(prepared.text, prepared.rules, prepared.model):
+    async for event in chat.ask(prepared.text, prepared.rules, prepared.model, images):
         description.mode = chat.mode
         output.handle(event)
         if isinstance(event, RunFinished):

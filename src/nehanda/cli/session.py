@@ -33,7 +33,7 @@ from nehanda.config.agent_files import agent_folders, load_definitions
 from nehanda.config.commands import Commands, load_commands
 from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.config.permission_modes import Mode as PermissionMode
-from nehanda.config.profiles import PROFILES, chars_per_token
+from nehanda.config.profiles import PROFILES, chars_per_token, profile_for
 from nehanda.config.settings import (
     NotifyTable,
     ProviderConfig,
@@ -62,7 +62,14 @@ from nehanda.engine.transcript import (
     new_session_id,
     sessions_dir,
 )
-from nehanda.events import Compacted, EngineEvent, ModeSwitched, RunFinished, SubagentEnded
+from nehanda.events import (
+    Compacted,
+    EngineEvent,
+    ImagesWithheld,
+    ModeSwitched,
+    RunFinished,
+    SubagentEnded,
+)
 from nehanda.masking import SecretMask
 from nehanda.permissions.approver import NoTerminal
 from nehanda.permissions.decision import PermissionRules
@@ -88,7 +95,7 @@ from nehanda.tools.base import ToolContext
 from nehanda.tools.masked import Masked
 from nehanda.tools.registry import BuiltinTools
 from nehanda.tools.web_access import WebAccess
-from nehanda.types import Message, Toolset
+from nehanda.types import ImagePart, Message, Toolset
 from nehanda.ui.summary import Chosen
 from nehanda.verdicts import Approver
 
@@ -146,15 +153,20 @@ class ChatSession:
         return toolset.inner
 
     async def ask(
-        self, prompt: str, rules: tuple[Rule, ...] = (), model: str | None = None
+        self,
+        prompt: str,
+        rules: tuple[Rule, ...] = (),
+        model: str | None = None,
+        images: tuple[ImagePart, ...] = (),
     ) -> AsyncIterator[EngineEvent]:
-        """Runs ``prompt`` to its answer, with ``rules`` allowed and ``model`` asked for
-        this turn only (a custom command's); every message is logged as it is added."""
+        """Runs ``prompt`` (showing ``images``) to its answer, with ``rules`` allowed and
+        ``model`` asked for this turn only (a custom command's); every message is logged
+        as it is added."""
         kept = self.agent.model
         self.agent.model = model or kept
         try:
             with self.gate.for_turn(rules):
-                async for event in self._run(prompt):
+                async for event in self._run(prompt, images):
                     yield event
         finally:
             self.agent.model = kept
@@ -164,13 +176,13 @@ class ChatSession:
         self.agent.messages.append(Message.text_message("user", text))
         self._log_new_messages()
 
-    async def _run(self, prompt: str) -> AsyncIterator[EngineEvent]:
+    async def _run(self, prompt: str, images: tuple[ImagePart, ...]) -> AsyncIterator[EngineEvent]:
         """Runs ``prompt`` to its answer, and on while a Stop hook says so.
         ``PromptBlocked`` when a hook drops the prompt."""
         prompt = await self._submitted(prompt)
         held: RunFinished | None = None
         for again in range(STOP_CONTINUES + 1):
-            async for event in self._answer(prompt):
+            async for event in self._answer(prompt, () if again else images):
                 if isinstance(event, RunFinished) and self.hooks is not None:
                     held = _added(held, event)
                     continue
@@ -220,9 +232,11 @@ class ChatSession:
         if answer.context:
             self._context.append(context_block("SessionStart", answer.context))
 
-    async def _answer(self, prompt: str) -> AsyncIterator[EngineEvent]:
+    async def _answer(
+        self, prompt: str, images: tuple[ImagePart, ...]
+    ) -> AsyncIterator[EngineEvent]:
         try:
-            async for event in self.agent.run(prompt):
+            async for event in self.agent.run(prompt, images):
                 self._log_new_messages()
                 if isinstance(event, Compacted):
                     self._log_compaction(event)
@@ -235,6 +249,8 @@ class ChatSession:
                     self.log.append(
                         {"type": "mode_switch", "mode": event.mode, "reason": event.reason}
                     )
+                if isinstance(event, ImagesWithheld) and event.learned:
+                    self.support.remember_blind(self.config, event.message)
                 yield event
         finally:
             self._log_new_messages()
@@ -249,7 +265,9 @@ class ChatSession:
                 "answer": event.answer,
                 "error": event.error,
                 "usage": event.usage.as_dict(),
-                "messages": [message_to_json(m) for m in event.messages if m.role != "system"],
+                "messages": [
+                    message_to_json(m, self.log.blobs) for m in event.messages if m.role != "system"
+                ],
             }
         )
 
@@ -267,7 +285,7 @@ class ChatSession:
         self.log.append(
             {
                 "type": "compaction",
-                "summary": message_to_json(event.summary),
+                "summary": message_to_json(event.summary, self.log.blobs),
                 "kept": event.kept,
                 "replaced": event.replaced,
                 "tokens_before": event.before,
@@ -369,7 +387,12 @@ def _assembled(
     provider, trust_note = start.provider, start.trust_note
     support = ToolSupportCache()
     decision = choose_mode(config, capabilities, support, options.mode_override)
-    calling = ToolCalling(provider, decision.mode, recover_leaks=settings.recover_leaked_calls)
+    calling = ToolCalling(
+        provider,
+        decision.mode,
+        recover_leaks=settings.recover_leaked_calls,
+        sees_images=support.sees_images(config),
+    )
     trusted = is_trusted(options.workspace)
     instructions = load_instructions(options.workspace, trusted=trusted)
     sandbox = session_sandbox(settings.sandbox, rules, options.workspace)
@@ -561,6 +584,7 @@ def _tool_context(
         sandbox=sandbox,
         hidden=HiddenPaths.build(rules.deny, options.workspace),
         programs=programs,
+        image_bytes=profile_for(config.type).image_bytes,
     )
 
 

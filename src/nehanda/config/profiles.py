@@ -47,13 +47,18 @@ class ProviderProfile:
     window_probe: WindowProbe | None = "models"
     """Where an OpenAI-compatible server reports a model's window (``providers.window``):
     ``/models`` and llama.cpp's ``/props``, LM Studio's own API, or nowhere."""
+    image_bytes: int = 20 * 1024 * 1024
+    """The largest image it takes, in bytes before base64 (OpenAI's 20 MB by default)."""
 
 
 @dataclass(frozen=True)
 class ModelFamily:
+    """``vision``: whether the family's models see images (``None``: nothing says)."""
+
     prefix: str
     max_tokens: int
     context_length: int | None = None
+    vision: bool | None = None
 
 
 PROFILES: dict[str, ProviderProfile] = {
@@ -94,6 +99,7 @@ PROFILES: dict[str, ProviderProfile] = {
         models_path="/v1/models",
         api_version="2023-06-01",
         unknown_window=200_000,
+        image_bytes=5 * 1024 * 1024 * 3 // 4,  # 5 MB of base64 per image
         wire="anthropic",
         window_probe=None,  # the model families say it
     ),
@@ -130,10 +136,11 @@ OPENAI_FAMILIES: tuple[ModelFamily, ...] = (
     ModelFamily("o3", 32768, 200_000),
     ModelFamily("o4-", 32768, 200_000),
     ModelFamily("gpt-4-turbo", 4096, 128_000),
-    ModelFamily("gpt-4", 4096, 8192),
-    ModelFamily("gpt-3.5-turbo", 4096, 16385),
+    ModelFamily("gpt-4", 4096, 8192, vision=False),
+    ModelFamily("gpt-3.5-turbo", 4096, 16385, vision=False),
 )
-"""OpenAI's models: the context window per family (its API does not report one)."""
+"""OpenAI's models: the context window per family (its API does not report one), and
+the two families that cannot see images."""
 
 FAMILY_WINDOWS: dict[str, tuple[ModelFamily, ...]] = {
     "anthropic": CLAUDE_FAMILIES,
@@ -178,3 +185,9 @@ def chars_per_token(model: str) -> float:
 def omit_tool_choice(provider_type: str) -> bool:
     """Whether requests to this provider must not carry ``tool_choice`` (Nehanda's proxy)."""
     return profile_for(provider_type).omit_tool_choice
+
+
+def family_vision(provider_type: str, model: str) -> bool | None:
+    """Whether the model's family sees images, for the types whose families are known."""
+    families = FAMILY_WINDOWS.get(provider_type)
+    return family_for(model, families).vision if families else None

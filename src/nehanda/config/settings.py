@@ -61,6 +61,7 @@ class ProviderConfig(BaseModel):
     max_retries: int = 3
     context_cap: int | None = None
     context_window: int | None = None
+    vision: bool | None = None  # whether the model sees images; None: send them and see
 
     def api_key(self, environ: Mapping[str, str] = os.environ) -> str | None:
         """The API key from the environment variable the entry names, if any."""
@@ -84,6 +85,7 @@ class ProviderEntry(BaseModel):
     max_retries: int = Field(default=3, ge=0, le=10)
     context_cap: int | None = Field(default=None, ge=512)
     context_window: int | None = Field(default=None, ge=1024)
+    vision: bool | None = None
 
 
 class PermissionsTable(BaseModel):
@@ -568,6 +570,7 @@ def _finish(
         max_retries=entry.max_retries,
         context_cap=entry.context_cap or profile.context_cap,
         context_window=entry.context_window,
+        vision=entry.vision,
     )
 
 

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, replace
 from nehanda.providers.base import ChatRequest, ToolChoice
 from nehanda.providers.prefix import Prefix
 from nehanda.types import (
+    DocumentPart,
+    ImagePart,
     Message,
     ReasoningPart,
     RequestCount,
@@ -33,6 +35,7 @@ from nehanda.types import (
 )
 
 PART_OVERHEAD = 12  # role markers and JSON punctuation around each part, in characters
+IMAGE_CHARS = 4 * 1600  # an image costs a vision model about 1,600 tokens, not its bytes
 SAFETY = 0.9  # the share of the room an estimate may plan to fill
 SMALL_WINDOW = 8192
 
@@ -67,7 +70,12 @@ def part_chars(part: object) -> int:
     if isinstance(part, ToolUse):
         return len(part.name) + len(json.dumps(part.input)) + len(part.id) + PART_OVERHEAD
     if isinstance(part, ToolResult):
-        return len(part.content) + len(part.tool_use_id) + PART_OVERHEAD
+        shown = IMAGE_CHARS * len(part.images)
+        return len(part.content) + len(part.tool_use_id) + shown + PART_OVERHEAD
+    if isinstance(part, ImagePart):
+        return IMAGE_CHARS + PART_OVERHEAD
+    if isinstance(part, DocumentPart):
+        return len(part.text or "") + len(part.data or b"") + PART_OVERHEAD
     return PART_OVERHEAD
 
 

@@ -45,6 +45,7 @@ from nehanda.providers.window import window_from_error
 from nehanda.types import (
     UNKNOWN_TOOL,
     CheckedCall,
+    ImagePart,
     Message,
     Part,
     RequestCount,
@@ -106,8 +107,10 @@ class Agent:
         toolset = self.toolset
         self._output_calls = ToolOutputCalls(toolset.specs, toolset.plain_output)
 
-    async def run(self, prompt: str) -> AsyncIterator[EngineEvent]:
-        self.messages.append(Message.text_message("user", prompt))
+    async def run(
+        self, prompt: str, images: tuple[ImagePart, ...] = ()
+    ) -> AsyncIterator[EngineEvent]:
+        self.messages.append(Message("user", (TextPart(prompt), *images)))
         usage, guard = Usage(), LoopGuard()
         for turn in range(1, self.max_turns + 1):
             yield TurnStarted(turn)

@@ -6,6 +6,9 @@ the log is read back, and the next record written starts a line of its own. Valu
 environment variables whose names say they are secrets (KEY, TOKEN, SECRET, PASSWORD)
 are redacted before anything is written.
 
+Images and documents' bytes are kept by content hash in ``images/`` beside the logs
+(``engine.blobs``); a record names the hash, and reading the log back loads them.
+
 A ``compaction`` record says that the conversation went on from a summary and the
 ``kept`` most recent messages: reading the log back restores that state, while every
 message before it stays in the file.
@@ -19,14 +22,24 @@ import os
 import secrets
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
+from nehanda.engine.blobs import Blobs
 from nehanda.errors import ConfigError, StorageError
 from nehanda.fs import state_dir
 from nehanda.secret_env import redact
-from nehanda.types import Message, Part, ReasoningPart, TextPart, ToolResult, ToolUse
+from nehanda.types import (
+    DocumentPart,
+    ImagePart,
+    Message,
+    Part,
+    ReasoningPart,
+    TextPart,
+    ToolResult,
+    ToolUse,
+)
 
 
 def sessions_dir() -> Path:
@@ -38,11 +51,20 @@ def new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
 
 
-def part_to_json(part: Part) -> dict[str, Any]:
+GONE = "[an image or document was attached here; its copy beside the session log is gone]"
+
+
+def part_to_json(part: Part, blobs: Blobs) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, ReasoningPart):
         return {"type": "reasoning", "text": part.text, "signature": part.signature}
+    if isinstance(part, ImagePart):
+        return _image_to_json(part, blobs)
+    if isinstance(part, DocumentPart):
+        digest = None if part.data is None else blobs.put(part.data)
+        return {"type": "document", "media_type": part.media_type, "sha256": digest,
+                "text": part.text, "url": part.url, "title": part.title}  # fmt: skip
     if isinstance(part, ToolUse):
         return {
             "type": "tool_use",
@@ -52,20 +74,38 @@ def part_to_json(part: Part) -> dict[str, Any]:
             "origin": part.origin,
             "input_error": part.input_error,
         }
-    return {
+    record: dict[str, Any] = {
         "type": "tool_result",
         "tool_use_id": part.tool_use_id,
         "content": part.content,
         "is_error": part.is_error,
     }
+    if part.images:
+        record["images"] = [_image_to_json(image, blobs) for image in part.images]
+    return record
 
 
-def part_from_json(data: Mapping[str, Any]) -> Part:
+def _image_to_json(image: ImagePart, blobs: Blobs) -> dict[str, Any]:
+    digest = None if image.data is None else blobs.put(image.data)
+    return {"type": "image", "media_type": image.media_type, "sha256": digest,
+            "url": image.url, "name": image.name}  # fmt: skip
+
+
+def part_from_json(data: Mapping[str, Any], blobs: Blobs) -> Part:
     kind = data["type"]
     if kind == "text":
         return TextPart(data["text"])
     if kind == "reasoning":
         return ReasoningPart(data["text"], data.get("signature"))
+    if kind == "image":
+        return _image_from_json(data, blobs) or TextPart(GONE)
+    if kind == "document":
+        stored = blobs.get(data["sha256"]) if data.get("sha256") else None
+        if data.get("sha256") and stored is None:
+            return TextPart(GONE)
+        return DocumentPart(
+            data["media_type"], stored, data.get("url"), data.get("text"), data.get("title", "")
+        )
     if kind == "tool_use":
         return ToolUse(
             data["id"],
@@ -75,16 +115,28 @@ def part_from_json(data: Mapping[str, Any]) -> Part:
             data.get("input_error"),
         )
     if kind == "tool_result":
-        return ToolResult(data["tool_use_id"], data["content"], bool(data.get("is_error")))
+        found = [_image_from_json(image, blobs) for image in data.get("images", ())]
+        images = tuple(image for image in found if image is not None)
+        content = "\n".join([data["content"], *[GONE] * (len(found) - len(images))])
+        return ToolResult(data["tool_use_id"], content, bool(data.get("is_error")), images=images)
     raise ValueError(f"unknown part type {kind!r}")
 
 
-def message_to_json(message: Message) -> dict[str, Any]:
-    return {"role": message.role, "parts": [part_to_json(p) for p in message.parts]}
+def _image_from_json(data: Mapping[str, Any], blobs: Blobs) -> ImagePart | None:
+    """The image a record names; ``None`` when its stored bytes are gone."""
+    image = ImagePart(data["media_type"], None, data.get("url"), data.get("name", ""))
+    if not data.get("sha256"):
+        return image
+    stored = blobs.get(data["sha256"])
+    return None if stored is None else replace(image, data=stored)
 
 
-def message_from_json(data: Mapping[str, Any]) -> Message:
-    return Message(data["role"], tuple(part_from_json(p) for p in data["parts"]))
+def message_to_json(message: Message, blobs: Blobs) -> dict[str, Any]:
+    return {"role": message.role, "parts": [part_to_json(p, blobs) for p in message.parts]}
+
+
+def message_from_json(data: Mapping[str, Any], blobs: Blobs) -> Message:
+    return Message(data["role"], tuple(part_from_json(p, blobs) for p in data["parts"]))
 
 
 class SessionLog:
@@ -97,6 +149,7 @@ class SessionLog:
     def __init__(self, path: Path, redacted: tuple[str, ...] = ()) -> None:
         self.path = path
         self.redacted = redacted
+        self.blobs = Blobs.beside(path)
         self._file: IO[bytes] | None = None
 
     def append(self, record: Mapping[str, Any]) -> None:
@@ -126,7 +179,7 @@ class SessionLog:
             raise
 
     def message(self, message: Message) -> None:
-        self.append({"type": "message", "message": message_to_json(message)})
+        self.append({"type": "message", "message": message_to_json(message, self.blobs)})
 
     def close(self) -> None:
         if self._file is not None:
@@ -184,30 +237,31 @@ class Session:
 
 def read_session(path: Path) -> Session:
     session = Session(path.stem)
+    blobs = Blobs.beside(path)
     # Bytes, decoded per record: a line torn inside a character spoils only itself.
     with path.open("rb") as file:
         for number, line in enumerate(file, 1):
-            _read_record(session, path, number, line)
+            _read_record(session, path, number, line, blobs)
     return session
 
 
-def _read_record(session: Session, path: Path, number: int, line: bytes) -> None:
+def _read_record(session: Session, path: Path, number: int, line: bytes, blobs: Blobs) -> None:
     try:
         record = json.loads(line)
         kind = record["type"]
         if kind == "session":
             session.header = record
         elif kind == "message":
-            session.messages.append(message_from_json(record["message"]))
+            session.messages.append(message_from_json(record["message"], blobs))
         elif kind == "subagent":
-            messages = tuple(message_from_json(m) for m in record["messages"])
+            messages = tuple(message_from_json(m, blobs) for m in record["messages"])
             agent, answer, error = str(record["agent"]), str(record["answer"]), record["error"]
             log = SubagentLog(agent, answer, messages, bool(error))
             session.subagents[str(record["parent"])] = log
         elif kind == "compaction":
             kept = int(record["kept"])
             recent = session.messages[len(session.messages) - kept :] if kept > 0 else []
-            session.messages = [message_from_json(record["summary"]), *recent]
+            session.messages = [message_from_json(record["summary"], blobs), *recent]
     except (ValueError, KeyError, TypeError) as exc:
         session.warnings.append(f"{path}:{number}: skipped an unreadable record ({exc})")
 

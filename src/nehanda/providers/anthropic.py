@@ -36,6 +36,8 @@ from nehanda.providers.http_errors import Target, error_message
 from nehanda.providers.sse import SSEDecoder, SSEEvent
 from nehanda.providers.streaming import stream_events
 from nehanda.types import (
+    DocumentPart,
+    ImagePart,
     JsonObject,
     Message,
     Part,
@@ -241,12 +243,44 @@ def _block(part: Part) -> JsonObject | None:
         return {"type": "thinking", "thinking": part.text, "signature": part.signature}
     if isinstance(part, ToolUse):
         return {"type": "tool_use", "id": part.id, "name": part.name, "input": part.input}
+    if isinstance(part, ImagePart):
+        return image_block(part)
+    if isinstance(part, DocumentPart):
+        return document_block(part)
     result: JsonObject = {"type": "tool_result", "tool_use_id": part.tool_use_id}
-    if part.content:
+    if part.images:
+        result["content"] = [
+            *([{"type": "text", "text": part.content}] if part.content else []),
+            *map(image_block, part.images),
+        ]
+    elif part.content:
         result["content"] = part.content
     if part.is_error:
         result["is_error"] = True
     return result
+
+
+def image_block(image: ImagePart) -> JsonObject:
+    """An ``image`` block: base64 bytes, or the address the server fetches."""
+    if image.data is None:
+        return {"type": "image", "source": {"type": "url", "url": image.url or ""}}
+    source = {"type": "base64", "media_type": image.media_type, "data": image.base64}
+    return {"type": "image", "source": source}
+
+
+def document_block(document: DocumentPart) -> JsonObject:
+    """A ``document`` block: plain text, base64 bytes (a PDF) or an address."""
+    source: JsonObject
+    if document.text is not None:
+        source = {"type": "text", "media_type": "text/plain", "data": document.text}
+    elif document.data is not None:
+        source = {"type": "base64", "media_type": document.media_type, "data": document.base64}
+    else:
+        source = {"type": "url", "url": document.url or ""}
+    block: JsonObject = {"type": "document", "source": source}
+    if document.title:
+        block["title"] = document.title
+    return block
 
 
 def build_payload(

@@ -38,6 +38,7 @@ class Capabilities:
 
     native_tools: bool | None = None
     context_length: int | None = None
+    vision: bool | None = None
 
 
 class Provider(Protocol):

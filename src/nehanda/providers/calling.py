@@ -13,7 +13,11 @@ that streams a conversation (the engine now, ``nehanda serve`` later):
   so that call markup the server passed on as prose is never shown, and the complete
   calls in it become calls (``ToolUseEnd`` events, then ``LeakedCallsRecovered``) before
   ``MessageEnd`` when the server gave none of its own;
-- truncation: ``is_truncated`` says whether a response stopped for length inside a call.
+- truncation: ``is_truncated`` says whether a response stopped for length inside a call;
+- sight: a model known not to see images gets notes in their place, and the user is
+  told once (``ImagesWithheld``); a server that refuses images (``ImagesUnsupportedError``)
+  before any answer is asked again so, and the lesson is ``ImagesWithheld.learned``
+  (``providers.vision``).
 """
 
 from __future__ import annotations
@@ -21,8 +25,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING
 
-from nehanda.errors import ToolsUnsupportedError
+from nehanda.errors import ImagesUnsupportedError, ToolsUnsupportedError
 from nehanda.events import (
+    ImagesWithheld,
     MessageEnd,
     ModeSwitched,
     StreamEvent,
@@ -31,6 +36,7 @@ from nehanda.events import (
 )
 from nehanda.providers.base import Capabilities, ChatRequest, Provider, Wrapper
 from nehanda.providers.mode import Mode, ModeDecision, decide_mode
+from nehanda.providers.vision import has_images, withheld_message, without_images
 from nehanda.types import ToolUse
 
 if TYPE_CHECKING:
@@ -62,10 +68,23 @@ def choose_mode(
 class ToolCalling(Wrapper):
     """``inner`` with the mode, the refusal fallback and leak recovery applied."""
 
-    def __init__(self, inner: Provider, mode: Mode = "native", *, recover_leaks: bool = True):
+    def __init__(
+        self,
+        inner: Provider,
+        mode: Mode = "native",
+        *,
+        recover_leaks: bool = True,
+        sees_images: bool | None = None,
+        tell_each_request: bool = False,
+    ):
         super().__init__(inner)
         self.mode: Mode = mode
         self.recover_leaks = recover_leaks
+        # None: ask the provider what it knows of the model when an image first comes.
+        self.sees_images = sees_images
+        # serve's requests come from many clients, each to be told; a session's user once.
+        self.tell_each_request = tell_each_request
+        self._blind_told = False
         self._wrapped: RescueProvider | None = None
 
     @property
@@ -82,6 +101,30 @@ class ToolCalling(Wrapper):
         return self._rescue.shape(request) if self.mode == "rescue" else request
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        if not has_images(request.messages):
+            async for event in self._with_fallback(request):
+                yield event
+            return
+        if self.sees_images is None:
+            self.sees_images = (await self.inner.capabilities(request.model)).vision
+        if self.sees_images is False:
+            if self.tell_each_request or not self._blind_told:
+                self._blind_told = True
+                yield ImagesWithheld(withheld_message(request.model))
+            async for event in self._with_fallback(without_images(request)):
+                yield event
+            return
+        try:
+            async for event in self._with_fallback(request):
+                yield event
+        except ImagesUnsupportedError as refusal:
+            # A status error: it comes before any answer, so asking again repeats nothing.
+            self.sees_images, self._blind_told = False, True
+            yield ImagesWithheld(withheld_message(request.model, str(refusal)), learned=True)
+            async for event in self._with_fallback(without_images(request)):
+                yield event
+
+    async def _with_fallback(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         answered = False
         asked_in = self.mode
         try:
@@ -95,7 +138,7 @@ class ToolCalling(Wrapper):
             if self.mode == "native":
                 self.mode = "rescue"
                 yield ModeSwitched("rescue", str(refusal))
-            async for event in self.stream(request):
+            async for event in self._with_fallback(request):
                 yield event
 
     async def _in_mode(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:

@@ -24,6 +24,7 @@ import httpx
 from nehanda.errors import (
     AuthenticationError,
     ContextTooLongError,
+    ImagesUnsupportedError,
     ProviderConnectionError,
     ProviderError,
     ProviderStatusError,
@@ -51,6 +52,18 @@ TOOLS_UNSUPPORTED_PHRASES: tuple[str, ...] = (
     "does not support function calling",
 )
 """Lower-case phrases that mean the server or model refuses native tools."""
+
+IMAGES_UNSUPPORTED_PHRASES: tuple[str, ...] = (
+    "does not support image",  # LM Studio: "Model does not support images"
+    "image input is not supported",  # llama.cpp server without an mmproj
+    "not a multimodal model",  # vLLM
+    "does not support vision",
+    "images are not supported",
+    "image_url is only supported by certain models",  # OpenAI
+    "multimodal input is not supported",
+    "missing data required for image input",  # Ollama
+)
+"""Lower-case phrases that mean the model cannot take the images it was sent."""
 
 CONTEXT_TOO_LONG_PHRASES: tuple[str, ...] = (
     "maximum context length",  # OpenAI, vLLM
@@ -155,7 +168,9 @@ def status_error(
     if _matches(body, TOOLS_UNSUPPORTED_PHRASES):
         return ToolsUnsupportedError(f"{where}: the server refused native tools: {reason}", **names)
     cls: type[ProviderStatusError] = ProviderStatusError
-    if status in (401, 403):
+    if _matches(body, IMAGES_UNSUPPORTED_PHRASES):
+        cls = ImagesUnsupportedError
+    elif status in (401, 403):
         cls, reason = AuthenticationError, f"the server refused the credentials: {reason}"
     elif status in (429, 529):  # 529: Anthropic's "overloaded"
         cls = RateLimitError

@@ -47,10 +47,20 @@ from nehanda.providers.prefix import Prefix
 from nehanda.providers.sse import NDJSONDecoder
 from nehanda.providers.streaming import stream_events
 from nehanda.providers.tool_support import ToolSupportCache
-from nehanda.types import JsonObject, Message, ToolUse, Usage, new_call_id
+from nehanda.types import (
+    DocumentPart,
+    ImagePart,
+    JsonObject,
+    Message,
+    TextPart,
+    ToolUse,
+    Usage,
+    new_call_id,
+)
 
 STOP_REASONS: dict[str, StopReason] = {"stop": "end_turn", "length": "max_tokens"}
 CHARS_PER_TOKEN = 4
+IMAGE_CHARS = 4 * 1600  # about what one image costs a vision model, in prompt characters
 
 
 class OllamaStreamState:
@@ -135,18 +145,43 @@ def messages_to_ollama(messages: tuple[Message, ...] | list[Message]) -> list[Js
 
 
 def message_to_ollama(message: Message, names: Mapping[str, str]) -> list[JsonObject]:
-    """One message as ``/api/chat`` messages; ``names`` maps call ids to tool names."""
+    """One message as ``/api/chat`` messages; ``names`` maps call ids to tool names.
+
+    Images travel as base64 in the message's ``images``; those results showed follow the
+    tool messages in a user message. Ollama has no documents: a text one is its text."""
     out: list[JsonObject] = [
         {"role": "tool", "content": r.content, "tool_name": names.get(r.tool_use_id, "")}
         for r in message.tool_results
     ]
-    text, calls = message.text, message.tool_uses
+    calls = message.tool_uses
     if message.role == "assistant":
-        if text or calls:
-            out.append(_assistant(text, calls))
-    elif text or not message.parts:
-        out.append({"role": "user" if message.role == "tool" else message.role, "content": text})
+        if message.text or calls:
+            out.append(_assistant(message.text, calls))
+        return out
+    shown = [image for result in message.tool_results for image in result.images]
+    parts = [p for p in message.parts if isinstance(p, TextPart | ImagePart | DocumentPart)]
+    if shown:
+        parts = [TextPart("The images the tool results above showed:"), *shown, *parts]
+    if any(not isinstance(p, TextPart) or p.text for p in parts) or not message.parts:
+        entry: JsonObject = {
+            "role": "user" if message.role == "tool" else message.role,
+            "content": "".join(map(_text_of, parts)),
+        }
+        images = [p.base64 for p in parts if isinstance(p, ImagePart) and p.data is not None]
+        if images:
+            entry["images"] = images
+        out.append(entry)
     return out
+
+
+def _text_of(part: TextPart | ImagePart | DocumentPart) -> str:
+    """A part's share of the content: an image sent by address, which Ollama cannot
+    fetch, and a document that is not text become notes."""
+    if isinstance(part, TextPart):
+        return part.text
+    if isinstance(part, ImagePart):
+        return "" if part.data is not None else part.note
+    return part.text if part.text is not None else part.note
 
 
 class RenderedMessages:
@@ -166,7 +201,10 @@ class RenderedMessages:
         # A call always comes before its result, so its name is known by then.
         self._names.update((use.id, use.name) for use in message.tool_uses)
         entries = message_to_ollama(message, self._names)
-        return entries, len(json.dumps(entries))
+        # An image costs the model its patches, not its base64 characters.
+        images = [image for entry in entries for image in entry.get("images", ())]
+        chars = len(json.dumps(entries)) - sum(map(len, images)) + IMAGE_CHARS * len(images)
+        return entries, chars
 
 
 def _assistant(text: str, calls: list[ToolUse]) -> JsonObject:

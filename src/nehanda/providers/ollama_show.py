@@ -2,7 +2,8 @@
 
 Native tools when the ``capabilities`` list contains "tools" (servers since 0.6.4
 send it, and it wins when present); from older servers, when the chat template
-mentions ``.Tools``. The context length is ``<architecture>.context_length`` in
+mentions ``.Tools``. Images when the list contains "vision" (older servers: unknown).
+The context length is ``<architecture>.context_length`` in
 ``model_info``. An answer is kept in memory for the process and on disk
 (``ToolSupportCache``) under the model's version: its digest from ``GET /api/tags``,
 else the modification time ``/api/show`` reports, so a re-pulled model is asked
@@ -33,6 +34,13 @@ def native_tools_from_show(show: Mapping[str, Any]) -> bool:
         return "tools" in capabilities
     template = show.get("template")
     return isinstance(template, str) and ".Tools" in template
+
+
+def vision_from_show(show: Mapping[str, Any]) -> bool | None:
+    """Whether the model sees images: ``vision`` among its capabilities (``None`` from
+    servers too old to list them)."""
+    capabilities = show.get("capabilities")
+    return "vision" in capabilities if isinstance(capabilities, list) else None
 
 
 def context_length_from_show(show: Mapping[str, Any]) -> int | None:
@@ -105,7 +113,11 @@ class OllamaModelInfo:
             found = self._store.detected(self._config, model, version)
             if found is None:
                 show = await self._ask("/api/show", model, {"model": model})
-                found = Capabilities(native_tools_from_show(show), context_length_from_show(show))
+                found = Capabilities(
+                    native_tools_from_show(show),
+                    context_length_from_show(show),
+                    vision_from_show(show),
+                )
                 modified = show.get("modified_at") if isinstance(show, dict) else None
                 version = version or (modified if isinstance(modified, str) else None)
                 self._store.remember_detected(self._config, model, version, found)

@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from nehanda.config.profiles import omit_tool_choice
+from nehanda.config.profiles import family_vision, omit_tool_choice
 from nehanda.config.settings import ProviderConfig
 from nehanda.errors import AuthenticationError, StreamProtocolError, with_hint
 from nehanda.events import (
@@ -51,8 +51,11 @@ from nehanda.providers.streaming import stream_events
 from nehanda.providers.think_split import ThinkSplitter
 from nehanda.providers.window import ask_window
 from nehanda.types import (
+    DocumentPart,
+    ImagePart,
     JsonObject,
     Message,
+    Part,
     TextPart,
     ToolResult,
     ToolSpec,
@@ -251,7 +254,10 @@ def messages_to_openai(messages: tuple[Message, ...] | list[Message]) -> list[Js
 
 
 def message_to_openai(message: Message) -> list[JsonObject]:
-    """One message as chat-completions messages (a results message becomes several)."""
+    """One message as chat-completions messages (a results message becomes several).
+
+    A tool message holds only text, so the images results showed follow them in a user
+    message, as the best agents send them."""
     out: list[JsonObject] = [
         {"role": "tool", "tool_call_id": part.tool_use_id, "content": part.content}
         for part in message.parts
@@ -259,13 +265,43 @@ def message_to_openai(message: Message) -> list[JsonObject]:
     ]
     text = "".join(p.text for p in message.parts if isinstance(p, TextPart))
     calls = [p for p in message.parts if isinstance(p, ToolUse)]
+    shown = [image for result in message.tool_results for image in result.images]
     if message.role == "assistant":
         if text or calls:
             out.append(_assistant(text, calls))
-    elif text or not message.parts:
+    elif text or shown or not message.parts or _shows(message.parts):
         role = "user" if message.role == "tool" else message.role
-        out.append({"role": role, "content": text})
+        out.append({"role": role, "content": _content(message.parts, shown)})
     return out
+
+
+def _shows(parts: tuple[Part, ...]) -> bool:
+    return any(isinstance(p, ImagePart | DocumentPart) for p in parts)
+
+
+def _content(parts: tuple[Part, ...], shown: list[ImagePart]) -> str | list[JsonObject]:
+    """A user message's content: its text alone, or a list of parts once it shows more."""
+    own = [p for p in parts if isinstance(p, TextPart | ImagePart | DocumentPart)]
+    if shown:
+        own = [TextPart("The images the tool results above showed:"), *shown, *own]
+    if all(isinstance(p, TextPart) for p in own):
+        return "".join(p.text for p in own if isinstance(p, TextPart))
+    return [content_part(p) for p in own]
+
+
+def content_part(part: TextPart | ImagePart | DocumentPart) -> JsonObject:
+    """A content part: text, an ``image_url`` (a data URL, or the image's address), or a
+    ``file`` for a document's bytes; a text document is its text."""
+    if isinstance(part, ImagePart):
+        return {"type": "image_url", "image_url": {"url": part.data_url}}
+    if isinstance(part, DocumentPart):
+        if part.text is not None:
+            return {"type": "text", "text": part.text}
+        if part.data is None:
+            return {"type": "text", "text": part.note}
+        data = f"data:{part.media_type};base64,{part.base64}"
+        return {"type": "file", "file": {"filename": part.title or "document", "file_data": data}}
+    return {"type": "text", "text": part.text}
 
 
 def _assistant(text: str, calls: list[ToolUse]) -> JsonObject:
@@ -332,7 +368,11 @@ class OpenAICompatProvider(HTTPProvider):
             self._windows[model] = await ask_window(
                 self._client, self._config, model, self._auth_headers()
             )
-        return Capabilities(native_tools=None, context_length=self._windows[model])
+        return Capabilities(
+            native_tools=None,
+            context_length=self._windows[model],
+            vision=family_vision(self._config.type, model),
+        )
 
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}

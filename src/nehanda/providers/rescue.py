@@ -3,7 +3,8 @@
 It wraps any provider: the rescue path's request and stream. Outgoing, it drops
 ``tools``/``tool_choice``, teaches the tools in one leading system message, appends
 the ``[SYSTEM DIRECTIVE]`` to the last user message of the request (never to the
-stored transcript) and renders earlier calls and results as text. Incoming, text
+stored transcript) and renders earlier calls and results as text; images and documents
+travel as they do natively (those results showed, beside the results' text). Incoming, text
 deltas go through ``ToolCallScanner``, so the engine receives the same events as on
 the native path and the user never sees call markup. The parsing itself is
 ``toolcalls``'s, which two other readers of model text use too: leak recovery in native
@@ -34,7 +35,16 @@ from nehanda.toolcalls.prompt import (
     with_directive,
 )
 from nehanda.toolcalls.scanner import ToolCallScanner
-from nehanda.types import Message, Part, TextPart, ToolResult, ToolSpec, ToolUse
+from nehanda.types import (
+    DocumentPart,
+    ImagePart,
+    Message,
+    Part,
+    TextPart,
+    ToolResult,
+    ToolSpec,
+    ToolUse,
+)
 
 
 class RescueProvider(Wrapper):
@@ -184,17 +194,24 @@ def rescue_request(request: ChatRequest, cache: RenderCache | None = None) -> Ch
     if last_user is not None and request.tools:
         required = request.tool_choice == "required"
         text = with_directive(body[last_user].text, required=required)
-        body[last_user] = Message.text_message("user", text)
+        body[last_user] = Message("user", (*_shown(body[last_user].parts), TextPart(text)))
     system = [cache.system("\n\n".join(system_texts))] if system_texts else []
     return replace(request, messages=(*system, *body), tools=(), tool_choice=None)
 
 
 def _as_text(message: Message, names: dict[str, str]) -> Message:
     if message.role == "tool" or message.tool_results:
-        return Message.text_message("user", _results_text(message.parts, names))
+        text = TextPart(_results_text(message.parts, names))
+        shown = [image for result in message.tool_results for image in result.images]
+        return Message("user", (*shown, *_shown(message.parts), text))
     if message.role == "assistant" and message.tool_uses:
         return Message("assistant", (TextPart(_assistant_text(message.parts)),))
     return message
+
+
+def _shown(parts: Iterable[Part]) -> list[Part]:
+    """The images and documents among ``parts``: they travel as they are, in any mode."""
+    return [part for part in parts if isinstance(part, ImagePart | DocumentPart)]
 
 
 def _results_text(parts: tuple[Part, ...], names: dict[str, str]) -> str:

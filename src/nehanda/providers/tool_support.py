@@ -10,7 +10,9 @@ provider type, base URL and model:
   so that a re-pulled model is asked about again, and one whose version is unknown
   (no longer listed: perhaps deleted) always is. A refusal corrects this record;
 - ``windows``: the context window a server's context-length error named, which wins
-  over a larger window the server reports (``providers.window.choose_window``).
+  over a larger window the server reports (``providers.window.choose_window``);
+- ``blind``: the server answered that the model cannot see images, so later runs send
+  it notes in their place from the start.
 
 Writes are atomic: a crash never leaves a half-written file.
 """
@@ -61,9 +63,11 @@ class ToolSupportCache:
         if version is None or not isinstance(entry, dict) or entry.get("version") != version:
             return None
         native, length = entry.get("native_tools"), entry.get("context_length")
+        vision = entry.get("vision")
         return Capabilities(
             native_tools=native if isinstance(native, bool) else None,
             context_length=length if isinstance(length, int) else None,
+            vision=vision if isinstance(vision, bool) else None,
         )
 
     def remember_detected(
@@ -74,7 +78,20 @@ class ToolSupportCache:
             "version": version,
             "native_tools": found.native_tools,
             "context_length": found.context_length,
+            "vision": found.vision,
         }
+        self._write(data)
+
+    def sees_images(self, config: ProviderConfig) -> bool | None:
+        """Whether the model sees images, as the settings say, else ``False`` when the
+        server once answered that it cannot; ``None``: nothing says (ask the provider)."""
+        if config.vision is not None:
+            return config.vision
+        return False if _key(config) in _section(self._read(), "blind") else None
+
+    def remember_blind(self, config: ProviderConfig, reason: str) -> None:
+        data = self._read()
+        _section(data, "blind")[_key(config)] = {"reason": reason[:300]}
         self._write(data)
 
     def learned_window(self, config: ProviderConfig) -> int | None:

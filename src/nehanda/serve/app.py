@@ -340,8 +340,12 @@ async def _converse(state: _State, request: Request, front: _Front) -> Response:
         log.warning("%s (model %s): switched to rescue mode: %s", config.name, chat.model, said)
         state.upstreams.remember_refusal(config, reason)
 
+    def blind(reason: str) -> None:
+        log.warning("%s (model %s): %s", config.name, chat.model, state.mask.mask(reason))
+        state.upstreams.remember_blind(config, reason)
+
     state.places.take(config.base_url, config.name)
-    events = answer(calling, chat, parallel=parsed.parallel, on_switch=switched)
+    events = answer(calling, chat, parallel=parsed.parallel, on_switch=switched, on_blind=blind)
     end = Ending(state.places, config.base_url, events)
     masked = MaskedEvents(state.mask)
     try:

@@ -19,6 +19,7 @@ from typing import Any
 
 from nehanda.events import MessageEnd, ReasoningDelta, StopReason, TextDelta
 from nehanda.providers.base import ChatRequest, ToolChoice
+from nehanda.serve.media import content_parts
 from nehanda.serve.turn import CallOut, ServeEvent
 from nehanda.serve.wire import (
     BadRequest,
@@ -139,7 +140,7 @@ def _message(raw: object, where: str) -> Message:
     if role in ("system", "developer"):
         return Message.text_message("system", text_of(message.get("content"), where))
     if role == "user":
-        return Message.text_message("user", text_of(message.get("content"), where))
+        return Message("user", content_parts(message.get("content"), where))
     if role == "tool":
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str) or not call_id:

@@ -13,6 +13,8 @@ reply fit for a client that runs the calls itself:
 - ``parallel`` false: the first call only;
 - the whitespace that ends the prose just before a call (the line break before its
   markup) is dropped: text's trailing whitespace waits for the text after it.
+- a model that cannot see the request's images got notes in their place: the reply
+  opens with a warning saying so (``on_blind`` hears the reason when it was learned).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, replace
 
 from nehanda.events import (
+    ImagesWithheld,
     MessageEnd,
     ModeSwitched,
     ReasoningDelta,
@@ -55,6 +58,7 @@ async def answer(
     *,
     parallel: bool = True,
     on_switch: Callable[[str], None] = lambda reason: None,
+    on_blind: Callable[[str], None] = lambda reason: None,
 ) -> AsyncGenerator[ServeEvent, None]:
     """The reply to ``request``, asked once more when a required call did not come."""
     if request.tool_choice == "none":
@@ -71,6 +75,11 @@ async def answer(
                 on_switch(event.reason)
                 reply.native = False
                 reply.hold = reply.hold or request.tool_choice == "required"
+                continue
+            if isinstance(event, ImagesWithheld):
+                if event.learned:
+                    on_blind(event.message)
+                yield TextDelta(f"[nehanda serve: {event.message}]\n\n")
                 continue
             for out in reply.handle(event):
                 if isinstance(out, MessageEnd):

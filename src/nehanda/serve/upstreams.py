@@ -47,12 +47,21 @@ class Upstreams:
             adapter = self.adapter(config)
             capabilities = await adapter.capabilities(config.model or "")
             decision = choose_mode(config, capabilities, self.support)
-            calling = ToolCalling(adapter, decision.mode, recover_leaks=self.recover_leaks)
+            calling = ToolCalling(
+                adapter,
+                decision.mode,
+                recover_leaks=self.recover_leaks,
+                sees_images=self.support.sees_images(config),
+                tell_each_request=True,
+            )
             self._callings[key] = calling
             return calling
 
     def remember_refusal(self, config: ProviderConfig, reason: str) -> None:
         self.support.remember_refusal(config, reason)
+
+    def remember_blind(self, config: ProviderConfig, reason: str) -> None:
+        self.support.remember_blind(config, reason)
 
     def adapter(self, config: ProviderConfig) -> Provider:
         key = f"{config.name} {config.base_url}"

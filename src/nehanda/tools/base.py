@@ -29,7 +29,7 @@ from nehanda.sandbox.programs import Programs
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import Placed, place_in_workspace
 from nehanda.tools.web_access import WebAccess
-from nehanda.types import JsonObject, Todo, ToolFacts, ToolKind, ToolSpec
+from nehanda.types import ImagePart, JsonObject, Todo, ToolFacts, ToolKind, ToolSpec
 
 if TYPE_CHECKING:
     from nehanda.sandbox.confine import Sandbox
@@ -54,6 +54,8 @@ class ToolContext:
     then searches in Python). ``skills`` are the session's skills (the Skill tool's).
     ``shells`` holds the session's background shells (``None``:
     Bash runs nothing in the background), ``web`` what WebFetch reaches the web through.
+    ``image_bytes`` is the largest image the provider takes: Read downscales a larger one,
+    or refuses it.
     """
 
     workspace: Path
@@ -66,6 +68,7 @@ class ToolContext:
     skills: SkillShelf = field(default_factory=SkillShelf)
     shells: BackgroundShells | None = None
     web: WebAccess = field(default_factory=WebAccess)
+    image_bytes: int = 20 * 1024 * 1024  # the largest image the provider takes
 
     def resolve_walk(self, raw: str, *, tool: str, action: str) -> Path:
         """Like ``resolve``, and a ``ToolError`` for a hidden place to walk from."""
@@ -90,6 +93,14 @@ class ToolContext:
 
 
 @dataclass(frozen=True)
+class Shown:
+    """A tool's answer that shows images beside its text (Read of a picture)."""
+
+    text: str
+    images: tuple[ImagePart, ...]
+
+
+@dataclass(frozen=True)
 class Tool:
     """A built-in tool: what it is called, how the model calls it, what runs, and its
     facts (``kind``, ``read_only`` and the rest, as ``types.ToolFacts`` describes them)."""
@@ -98,7 +109,7 @@ class Tool:
     description: str
     args_model: type[pydantic.BaseModel]
     read_only: bool
-    handler: Callable[[Any, ToolContext], Awaitable[str]]
+    handler: Callable[[Any, ToolContext], Awaitable[str | Shown]]
     kind: ToolKind = "other"
     path_argument: str | None = None
     path_default: str | None = None

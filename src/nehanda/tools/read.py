@@ -1,4 +1,8 @@
-"""Read: a text file's lines, numbered like ``cat -n``, a window at a time.
+"""Read: a text file's lines, numbered like ``cat -n``, a window at a time; an image.
+
+A file whose bytes begin as a PNG, JPEG, GIF or WebP does is an image: it comes back as
+one (``Shown``), under the provider's limit (``nehanda.images``), with a line saying its
+format and size, which is all a model that cannot see images gets.
 
 The file is decoded as it streams by, never held whole. Its encoding is found as
 Edit and Write find it (``text_encoding``): each candidate decodes the whole file,
@@ -19,13 +23,15 @@ from typing import TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nehanda.errors import ToolError
-from nehanda.tools.base import Tool, ToolContext
+from nehanda.errors import ImageRefused, ToolError
+from nehanda.images import SNIFF_BYTES as IMAGE_SNIFF_BYTES
+from nehanda.images import fitted_image
+from nehanda.tools.base import Shown, Tool, ToolContext
 from nehanda.tools.beneath import SymlinkMet, open_beneath, race_refusal
 from nehanda.tools.output import MAX_OUTPUT_BYTES
 from nehanda.tools.paths import Placed
 from nehanda.tools.text_encoding import SNIFF_BYTES, TextEncoding, candidates
-from nehanda.types import JsonObject
+from nehanda.types import JsonObject, image_type
 
 NAME = "Read"
 DEFAULT_LIMIT = 2000
@@ -33,11 +39,13 @@ _LINE_NUMBERS = re.compile(r"(?m)^ *\d+\t")  # the gutter a multi-line object is
 MAX_LINE_CHARS = 2000
 # Stop a little short of the general cap so the closing note always fits.
 BYTE_BUDGET = MAX_OUTPUT_BYTES - 1000
+MAX_IMAGE_BYTES = 64 * 1024 * 1024  # an image larger than this is not read at all
 
 DESCRIPTION = f"""\
 Read a text file from the workspace. Lines come back numbered like `cat -n`: the line \
 number, a tab, then the line exactly as in the file (the number and tab are not part \
-of the file). By default up to {DEFAULT_LIMIT} lines from the start; for longer files \
+of the file). PNG, JPEG, GIF and WebP images come back as images. By default up to \
+{DEFAULT_LIMIT} lines from the start; for longer files \
 use offset (1-based line number to start at) and limit (how many lines) to read a \
 window, as the note at the end of a cut-short answer says. Lines longer than \
 {MAX_LINE_CHARS} characters are cut. Binary files are refused. Use LS for \
@@ -58,11 +66,15 @@ class ReadArgs(BaseModel):
     )
 
 
-async def read_file(args: ReadArgs, context: ToolContext) -> str:
+async def read_file(args: ReadArgs, context: ToolContext) -> str | Shown:
     placed = context.place(args.file_path, tool=NAME, action="read")
     handle, info = _open_regular(placed, args.file_path)
     try:
         with os.fdopen(handle, "rb") as stream:
+            if image_type(stream.peek(IMAGE_SNIFF_BYTES)[:IMAGE_SNIFF_BYTES]):
+                shown = _image(stream, args.file_path, info.st_size, context.image_bytes)
+                context.files.remember(placed.path, info)
+                return shown
             body, notes, encoding = _decoded_window(stream, args, info.st_size)
     except OSError as error:
         raise ToolError(NAME, f"Cannot read {args.file_path}: {error.strerror}.") from error
@@ -70,6 +82,22 @@ async def read_file(args: ReadArgs, context: ToolContext) -> str:
     if not encoding.is_utf8:
         notes.append(f"(Encoding: {encoding.name}, not UTF-8; Edit and Write keep it.)")
     return "\n\n".join([body, "\n".join(notes)]) if notes else body
+
+
+def _image(stream: io.BufferedReader, shown: str, size: int, limit: int) -> Shown:
+    if size > MAX_IMAGE_BYTES:
+        raise ToolError(NAME, f"{shown} is an image of {size:,} bytes, too large to read.")
+    try:
+        image = fitted_image(stream.read(MAX_IMAGE_BYTES), limit, shown)
+    except ImageRefused as refused:
+        raise ToolError(NAME, f"{refused}.") from None
+    kind = image.media_type.removeprefix("image/").upper()
+    scaled = (
+        f", downscaled to {len(image.data or b''):,} bytes"
+        if image.data and len(image.data) != size
+        else ""
+    )
+    return Shown(f"{shown}: {kind} image, {size:,} bytes{scaled}.", (image,))
 
 
 def _open_regular(placed: Placed, shown: str) -> tuple[int, os.stat_result]:

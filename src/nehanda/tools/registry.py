@@ -36,7 +36,7 @@ from nehanda.tools import (
     web_fetch,
     write,
 )
-from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.base import Shown, Tool, ToolContext
 from nehanda.tools.masked import Masked
 from nehanda.types import CheckedCall, ToolFacts, ToolResult, ToolSpec, ToolUse
 
@@ -149,6 +149,8 @@ async def run_checked(checked: CheckedCall, context: ToolContext) -> ToolResult:
         return _error(tool_use, str(error))
     except Exception as error:  # a bug in a tool must not end the session
         return _error(tool_use, f"{tool.name} failed: {type(error).__name__}: {error}")
+    if isinstance(content, Shown):
+        return ToolResult(tool_use.id, content.text, images=content.images)
     return ToolResult(tool_use.id, content)
 
 
