@@ -14,7 +14,7 @@ import nehanda
 PROJECT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(nehanda.__file__).parent
 # The code only an extra's users load: what it imports may be declared in that extra.
-EXTRAS = {"serve": "serve", "tools/mcp": "mcp"}
+EXTRAS = {"serve": "serve", "tools/mcp": "mcp", "images.py": "images"}
 
 
 def canonical(name: str) -> str:
@@ -44,7 +44,8 @@ def imported_names(source: Path) -> set[str]:
 
 def extra_of(source: Path) -> str | None:
     where = source.relative_to(PACKAGE).as_posix()
-    return next((extra for under, extra in EXTRAS.items() if where.startswith(under + "/")), None)
+    inside = (e for under, e in EXTRAS.items() if where == under or where.startswith(under + "/"))
+    return next(inside, None)
 
 
 def test_every_import_is_declared_where_its_code_is_installed() -> None:

@@ -246,7 +246,9 @@ class ToolFacts:
     such a tool only reads nothing, names no path and asks. ``plan`` reads the model's
     plan from a call that sets it (TodoWrite's list), for the renderers and the log.
     ``parallel``: calls of the tool in one reply may run at once (subagents); others run
-    one after another, in order.
+    one after another, in order. ``small_window``: offered in a window of 8k tokens or
+    less too; a tool such a window can do without says False, so its definition leaves
+    room for results.
     """
 
     kind: ToolKind = "other"
@@ -264,6 +266,7 @@ class ToolFacts:
     server: str | None = None
     plan: Callable[[JsonObject], tuple[Todo, ...]] | None = None
     parallel: bool = False
+    small_window: bool = True
 
     def paths(self, arguments: JsonObject) -> list[str] | None:
         """The paths a call works on, as written; ``None`` when it names none readable."""

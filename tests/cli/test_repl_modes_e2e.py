@@ -32,9 +32,17 @@ SHIFT_TAB = "\x1b[Z"
 DOWN = "\x1b[B"
 README = "# widget\n\nInstall it with `pip install widget`.\n"
 COMPLETIONS = "/v1/chat/completions"
-# What plan mode offers: the read-only tools, the plan (TodoWrite) and subagents (Task).
-READ_ONLY = ["Read", "LS", "Glob", "Grep", "TodoWrite", "Task"]
+# What plan mode offers in a window past 8k: the read-only tools (WebFetch still asks for
+# a new host), the plan (TodoWrite) and subagents (Task).
+READ_ONLY = ["Read", "LS", "Glob", "Grep", "BashOutput", "WebFetch", "TodoWrite", "Task"]
 JSON = {"Content-Type": "application/json"}
+
+
+def report_window(server: ScriptedServer, window: int = 32768) -> None:
+    """The server says its window, as vLLM does; one nothing reports is taken as 8k."""
+    data = [{"id": name, "max_model_len": window} for name in ("q", "q2")]
+    models = {"object": "list", "data": data}
+    server.route("GET", "/v1/models", Reply(200, json.dumps(models).encode(), JSON))
 
 
 @pytest.fixture
@@ -136,6 +144,7 @@ def leave(child: pexpect.spawn) -> None:
 def test_shift_tab_cycles_the_mode_and_the_next_call_obeys(
     spawn: Any, server: ScriptedServer, workspace: Path
 ) -> None:
+    report_window(server)
     server.stream("e2e_vllm_edit_readme.sse").stream("e2e_vllm_answer.sse")
     server.stream("e2e_vllm_answer.sse")
     child = spawn()
@@ -230,6 +239,7 @@ def test_esc_stops_a_turn_and_what_was_typed_or_pasted_waits_in_the_next_prompt(
 def test_permissions_mode_sets_it_it_outlives_a_model_switch_and_plan_refuses_writes(
     spawn: Any, server: ScriptedServer, workspace: Path
 ) -> None:
+    report_window(server)
     server.stream("e2e_vllm_edit_readme.sse").stream("e2e_vllm_answer.sse")
     server.stream("e2e_vllm_answer.sse").stream("e2e_vllm_answer.sse")
     child = spawn()

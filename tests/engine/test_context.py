@@ -160,6 +160,24 @@ def test_compact_by_hand_sends_the_focus() -> None:
     assert done.kept >= 2
 
 
+def test_compact_by_hand_is_made_even_when_the_summary_saves_nothing() -> None:
+    messages = [*transcript([(1, 1)]), Message.text_message("user", "next")]
+    (done,), _ = compact(messages, "## Goal\n" + "a long summary " * 40, keeper(), force=True)
+    assert done.after >= done.before and messages[1].text.startswith(SUMMARY_HEADER)
+
+
+@pytest.mark.parametrize(("window", "offered"), [
+    (8192, ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"]),
+    (32768, ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep",
+             "BashOutput", "KillShell", "WebFetch", "TodoWrite"]),
+])  # fmt: skip
+def test_a_small_window_is_offered_the_core_tools_only(window: int, offered: list[str]) -> None:
+    from nehanda.tools.registry import builtin_specs
+
+    request = ContextKeeper(window, TokenCounter(4.0)).request("m", (), builtin_specs(), "auto")
+    assert [spec.name for spec in request.tools] == offered
+
+
 def test_what_cannot_fit_stops_with_what_would() -> None:
     properties = {f"p{i}": {"type": "string"} for i in range(2000)}
     huge = (ToolSpec("Read", "Reads.", {"type": "object", "properties": properties}),)

@@ -98,9 +98,10 @@ def test_a_perfect_native_model_keeps_native(server: ScriptedServer) -> None:
     rescue = [r.body for r in server.requests if "tools" not in r.body]
     assert len(native) == len(rescue) == REQUESTS
     assert all(body["temperature"] == 0 for body in native + rescue)
-    assert {t["function"]["name"] for t in native[0]["tools"]} == {
-        "Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"
-    }  # fmt: skip
+    assert [t["function"]["name"] for t in native[0]["tools"]] == [
+        "Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep",
+        "BashOutput", "KillShell", "WebFetch", "TodoWrite",
+    ]  # fmt: skip
     assert "[TOOL_CALL]" in rescue[0]["messages"][0]["content"]
 
 

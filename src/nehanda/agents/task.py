@@ -50,6 +50,7 @@ FACTS = ToolFacts(
     summary_keys=("description", "prompt"),
     outcome=_outcome,
     parallel=True,
+    small_window=False,
 )
 
 

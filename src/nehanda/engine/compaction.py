@@ -96,7 +96,7 @@ async def keep_within(
     if split is not None:
         if convo.before is not None:
             await convo.before("manual" if force else "auto", focus)
-        compacted = await _compact(convo, keeper, split, count.total, focus)
+        compacted = await _compact(convo, keeper, split, count.total, focus, force)
         if compacted is not None:
             yield compacted
     after = keeper.count(convo.request(keeper))
@@ -104,10 +104,11 @@ async def keep_within(
 
 
 async def _compact(
-    convo: Conversation, keeper: ContextKeeper, split: int, before: int, focus: str
+    convo: Conversation, keeper: ContextKeeper, split: int, before: int, focus: str, force: bool
 ) -> Compacted | None:
     """The older messages replaced by their summary; None, and the conversation left as it
-    was, when that would not make the request smaller (what overflows is in the turns kept)."""
+    was, when that would not make the request smaller (what overflows is in the turns kept)
+    unless ``force``: a ``/compact`` asked for by hand is made whatever it saves."""
     head = next((i for i, m in enumerate(convo.messages) if m.role != "system"), 0)
     older = convo.messages[head:split]
     problem = None
@@ -120,7 +121,7 @@ async def _compact(
     summary = Message.text_message("user", SUMMARY_HEADER + text.strip())
     convo.messages[head:split] = [summary]
     after = keeper.count(convo.request(keeper)).total
-    if after >= before:
+    if after >= before and not force:
         convo.messages[head : head + 1] = older
         return None
     keeper.counter.forget(convo.messages)

@@ -244,13 +244,16 @@ class ContextKeeper:
         tools: tuple[ToolSpec, ...],
         tool_choice: ToolChoice | None,
     ) -> ChatRequest:
-        """The next request: results trimmed to fit, tools in the small-window tier if small."""
+        """The next request: results trimmed to fit and, in a small window, the tools'
+        descriptions cut short and the tools it can do without (``small_window`` False in
+        their facts) left out."""
         small = self.budget.small
         if small and tools:
             if self._compact[0] is not tools:
                 from nehanda.toolcalls.prompt import compact_spec  # only small windows use it
 
-                self._compact = (tools, tuple(compact_spec(spec) for spec in tools))
+                kept = (compact_spec(spec) for spec in tools if spec.facts.small_window)
+                self._compact = (tools, tuple(kept))
             tools = self._compact[1]
         return ChatRequest(
             model,

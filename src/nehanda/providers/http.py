@@ -48,7 +48,6 @@ from nehanda.providers.http_errors import (
     status_error,
     transport_error,
 )
-from nehanda.providers.plain_tcp import PlainTransport
 
 MAX_ERROR_BODY_BYTES = 64 * 1024
 # A proxy reached over TLS needs certificates even for plain http:// requests.
@@ -88,8 +87,13 @@ def new_client(
     # No cap on connections: a caller bounds its own requests (serve: per upstream).
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
     verify = _tls_for(url)
-    # Without TLS, reads go through asyncio's transports (plain_tcp), not anyio's.
-    transport = PlainTransport(limits, verify) if verify is not True else None
+    transport = None
+    if verify is not True:
+        # Without TLS, reads go through asyncio's transports, not anyio's. Imported here:
+        # httpcore (and trio, where installed) would cost every start that sends nothing.
+        from nehanda.providers.plain_tcp import PlainTransport
+
+        transport = PlainTransport(limits, verify)
     return httpx.AsyncClient(
         timeout=timeout, verify=verify, event_hooks=hooks, limits=limits, transport=transport
     )

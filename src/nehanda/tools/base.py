@@ -124,6 +124,7 @@ class Tool:
     # depends on what the session found (Skill); such a tool is not in the fixed list.
     offered_in: Callable[[ToolContext], ToolSpec | None] | None = None
     plan: Callable[[JsonObject], tuple[Todo, ...]] | None = None
+    small_window: bool = True
 
     def spec(self) -> ToolSpec:
         return self._spec
@@ -143,6 +144,7 @@ class Tool:
             plain_output=self.plain_output,
             outcome=self.outcome,
             plan=self.plan,
+            small_window=self.small_window,
         )
 
     @cached_property

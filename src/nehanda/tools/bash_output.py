@@ -45,4 +45,5 @@ TOOL = Tool(
     kind="read",
     handler=bash_output,
     summary_keys=("bash_id",),
+    small_window=False,
 )

@@ -40,4 +40,5 @@ TOOL = Tool(
     kind="execute",
     handler=kill_shell,
     summary_keys=("shell_id",),
+    small_window=False,
 )

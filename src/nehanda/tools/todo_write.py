@@ -77,4 +77,5 @@ TOOL = Tool(
     handler=write_todos,
     outcome=_outcome,
     plan=plan_of,
+    small_window=False,
 )

@@ -118,4 +118,5 @@ TOOL = Tool(
     url_argument="url",
     summary_keys=("url",),
     outcome=_outcome,
+    small_window=False,
 )
