@@ -5,6 +5,7 @@ order in which concurrent requests arrive."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ Step = bytes | Callable[[Received], bytes]
 PARENT = "You are nehanda, a command-line assistant"
 GENERAL = "You are a subagent of nehanda"
 SSE = {"Content-Type": "text/event-stream"}
+JSON = {"Content-Type": "application/json"}
+WINDOW = 32768
 
 
 def system_prompt(body: Any) -> str:
@@ -49,6 +52,11 @@ class Conversations:
 
     def __post_init__(self) -> None:
         self.server.responder = self.answer
+        # A 32k window, as vLLM reports it: one nothing reports is taken as 8k, where the
+        # session offers only the core tools (no Task, no TodoWrite).
+        data = [{"id": name, "max_model_len": WINDOW} for name in ("q", "qwen-coder")]
+        models = json.dumps({"object": "list", "data": data}).encode()
+        self.server.route("GET", "/v1/models", Reply(200, models, JSON))
 
     def answer(self, received: Received) -> Reply:
         prompt = system_prompt(received.body)
@@ -73,7 +81,7 @@ class Conversations:
 
 
 def requests_from(server: ScriptedServer, key: str) -> list[Any]:
-    return [r.body for r in server.requests if key in system_prompt(r.body)]
+    return [r.body for r in server.requests if r.method == "POST" and key in system_prompt(r.body)]
 
 
 __all__ = [

@@ -10,7 +10,14 @@ from pathlib import Path
 import pexpect
 
 from cli_process import nehanda
-from conversations import PARENT, Conversations, calls_stream, text_stream, tool_names
+from conversations import (
+    PARENT,
+    Conversations,
+    calls_stream,
+    requests_from,
+    text_stream,
+    tool_names,
+)
 from repl_process import spawn_repl
 from scripted_server import Received, ScriptedServer
 from waiting import GUARD
@@ -56,10 +63,10 @@ def test_the_plan_is_shown_on_stderr_when_it_changes(
 def test_todowrite_stays_in_plan_mode(server: ScriptedServer, tmp_path: Path) -> None:
     Conversations(server, {PARENT: [PLAN, text_stream("Planned.")]})
     run(server, tmp_path, "--permission-mode", "plan")
-    first = server.requests[0].body
+    first, second = requests_from(server, PARENT)
     assert "TodoWrite" in tool_names(first) and "Write" not in tool_names(first)
     assert "Task" in tool_names(first)
-    assert server.requests[1].body["messages"][-1]["content"].startswith("The todo list now has 3")
+    assert second["messages"][-1]["content"].startswith("The todo list now has 3")
 
 
 def test_the_repl_shows_the_plan_while_the_turn_runs(

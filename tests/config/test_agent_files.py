@@ -8,13 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from nehanda.config.agent_files import (
-    GENERAL_PURPOSE,
-    FrontMatterError,
-    load_definitions,
-    parse_definition,
-    read_front_matter,
-)
+from nehanda.config.agent_files import GENERAL_PURPOSE, load_definitions, parse_definition
+from nehanda.config.front_matter import FrontMatterError
 
 PATH = Path("agents/x.md")
 
@@ -46,10 +41,11 @@ def test_claude_code_front_matter_is_read(
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ("---\nname: a\ndescription: b\nYou help.\n", "closing"),
+        ("---\nname: a\ndescription: b\nYou help.\n", "never closed"),
         ("---\nname: a\n---\nYou help.\n", "description"),
         ("---\nname: a\ndescription: b\n---\n\n", "body"),
-        ("---\nname: a\njust words\n---\nbody\n", "line 3"),
+        ("---\nname: a\njust words\n---\nbody\n", "not valid YAML"),
+        ("---\nname: [a, b]\ndescription: b\n---\nbody\n", "name must be text"),
     ],
 )
 def test_a_file_that_is_not_a_definition_says_why(text: str, why: str) -> None:
@@ -67,13 +63,13 @@ def test_a_broken_file_is_skipped_with_a_note_and_the_later_folder_wins(tmp_path
     found, notes = load_definitions([user, project, tmp_path / "missing"])
     assert list(found) == [GENERAL_PURPOSE, "helper"]
     assert found["helper"].description == "the project's"
-    assert len(notes) == 1 and "broken.md: skipped" in notes[0] and "closing" in notes[0]
+    assert len(notes) == 1 and "broken.md: skipped" in notes[0] and "never closed" in notes[0]
 
 
 @given(st.text())
 def test_any_text_is_read_or_refused_with_a_front_matter_error(text: str) -> None:
     try:
-        found, body = read_front_matter(text)
+        definition = parse_definition(text, PATH)
     except FrontMatterError:
         return
-    assert isinstance(body, str) and all(isinstance(key, str) for key in found)
+    assert definition.prompt and definition.description

@@ -43,6 +43,12 @@ def test_output_and_exit_code(ws: Path) -> None:
     assert run(ws, "true").content == "(no output)\n\n(exit code 0)"
 
 
+def test_claude_codes_description_argument_is_taken_and_others_are_not(ws: Path) -> None:
+    described = run(ws, "echo out", description="Print a word")
+    assert (described.is_error, described.content) == (False, "out\n\n(exit code 0)")
+    assert run(ws, "echo out", colour="red").is_error
+
+
 def test_runs_in_the_workspace_in_its_own_process_group(ws: Path) -> None:
     result = run(ws, "pwd; python3 -c 'import os; print(os.getpgrp(), os.getsid(0))'")
     lines = result.content.splitlines()

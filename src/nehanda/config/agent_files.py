@@ -7,9 +7,8 @@ model name), then the body, the subagent's system prompt. Files come from
 project only, ``.claude/agents/`` and ``.nehanda/agents/``; a later one of the same name
 wins (the project's over the user's, as in Claude Code). ``general-purpose`` is built in.
 
-The front matter reader is small and pure (``read_front_matter``): ``key: value`` lines,
-quoted or not, and ``- item`` lists under a key; that is all these files use, and no YAML
-library is a dependency. A file it cannot read is skipped with a note.
+The front matter is YAML, read by ``config.front_matter`` as commands' and skills' is. A
+file it cannot read is skipped with a note.
 """
 
 from __future__ import annotations
@@ -17,13 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from nehanda.config.front_matter import FrontMatterError, list_field, split_front_matter, text_field
 from nehanda.fs import config_dir
 
 GENERAL_PURPOSE = "general-purpose"
 # Bigger than any prompt a person writes: a file past it is not a definition.
 _MAX_BYTES = 256 * 1024
-
-FrontMatter = dict[str, str | list[str]]
 
 
 @dataclass(frozen=True)
@@ -53,67 +51,19 @@ BUILT_IN = AgentDefinition(
 )
 
 
-class FrontMatterError(ValueError):
-    """The front matter could not be read; the message says where and why."""
-
-
-def read_front_matter(text: str) -> tuple[FrontMatter, str]:
-    """The front matter's keys and the body after it; no front matter: ``{}`` and the text."""
-    lines = text.removeprefix("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, text
-    try:
-        end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
-    except StopIteration:
-        raise FrontMatterError("the front matter has no closing `---` line") from None
-    found: FrontMatter = {}
-    key = None
-    for number, line in enumerate(lines[1:end], 2):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        listed = found.get(key) if key is not None else None
-        if stripped.startswith("- ") and isinstance(listed, list):
-            listed.append(_scalar(stripped[2:]))
-            continue
-        name, colon, value = line.partition(":")
-        if not colon or line[:1].isspace() or not name.strip():
-            raise FrontMatterError(f"line {number}: expected `key: value`")
-        key = name.strip()
-        found[key] = _scalar(value) if value.strip() else []
-    return found, "\n".join(lines[end + 1 :]).strip()
-
-
-def _scalar(raw: str) -> str:
-    value = raw.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value.split(" #", 1)[0].rstrip()
-
-
-def tool_names(value: str | list[str] | None) -> tuple[str, ...] | None:
-    """``tools`` as written: ``Read, Grep`` or a list (``[Read, Grep]`` inline too)."""
-    if value is None:
-        return None
-    items = value if isinstance(value, list) else value.strip().strip("[]").split(",")
-    return tuple(name for item in items if (name := _scalar(item).strip()))
-
-
 def parse_definition(text: str, path: Path) -> AgentDefinition:
     """A definition from a file's text; ``FrontMatterError`` when it is not one."""
-    found, body = read_front_matter(text)
-    name, description = found.get("name", path.stem), found.get("description")
-    if not isinstance(name, str) or not name:
-        raise FrontMatterError("`name` must be a word such as code-reviewer")
-    if not isinstance(description, str) or not description:
+    document = split_front_matter(text)
+    fields, body = document.fields, document.body.strip()
+    name, description = text_field(fields, "name") or path.stem, text_field(fields, "description")
+    if not description:
         raise FrontMatterError("`description` is missing: it tells the model when to use it")
     if not body:
         raise FrontMatterError("the body, the subagent's system prompt, is empty")
-    model = found.get("model")
-    if model is not None and not isinstance(model, str):
-        raise FrontMatterError("`model` must be one name, or inherit")
+    model = text_field(fields, "model")
     model = None if model in (None, "", "inherit") else model
-    return AgentDefinition(name, description, body, tool_names(found.get("tools")), model, path)
+    tools = None if fields.get("tools") is None else list_field(fields, "tools")
+    return AgentDefinition(name, description, body, tools, model, path)
 
 
 def agent_folders(workspace: Path, *, trusted: bool, home: Path | None = None) -> list[Path]:

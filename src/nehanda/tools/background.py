@@ -34,7 +34,7 @@ from nehanda.errors import ToolError
 from nehanda.fs import state_dir
 from nehanda.tools.base import ToolContext
 from nehanda.tools.bash import NAME as BASH
-from nehanda.tools.bash import SANDBOX_FAILED, TERM_GRACE, command_environment, group_alive
+from nehanda.tools.bash import SANDBOX_FAILED, TERM_GRACE, group_alive, launch
 from nehanda.tools.bash import signal_group as _signal
 
 MEMORY_CAP = 1024 * 1024
@@ -208,15 +208,7 @@ def _matcher(pattern: str | None, tool: str) -> re.Pattern[str] | None:
 
 
 def _spawn(command: str, context: ToolContext, output: int) -> subprocess.Popen[bytes]:
-    environment = command_environment(os.environ, context.secret_env)
-    with contextlib.ExitStack() as stack:
-        steps = None
-        if context.sandbox is not None:
-            try:
-                steps = stack.enter_context(context.sandbox.spawn())
-            except OSError as error:
-                raise ToolError(BASH, SANDBOX_FAILED.format(error=error)) from error
-            environment = context.sandbox.environment(environment)
+    with launch(context) as (environment, steps):
         try:
             return subprocess.Popen(
                 ["bash", "-c", command],

@@ -22,17 +22,21 @@ import contextlib
 import os
 import signal
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from nehanda.errors import ToolError
 from nehanda.secret_env import SECRET_NAME
 from nehanda.tools import watched
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.output import HeadTail
+
+if TYPE_CHECKING:
+    from nehanda.sandbox.child import ChildSteps
 
 NAME = "Bash"
 DEFAULT_TIMEOUT = 120.0
@@ -95,6 +99,9 @@ class BashArgs(BaseModel):
         description="Run it in the background and return at once with a shell id "
         "(servers, watchers, long builds); read it with BashOutput, stop it with KillShell.",
     )
+    # Claude Code's Bash takes a few words saying what the command does, and models
+    # trained on it send them: taken, not offered (the schema stays short).
+    description: SkipJsonSchema[str | None] = None
 
 
 async def run_command(args: BashArgs, context: ToolContext) -> str:
@@ -166,19 +173,27 @@ def command_environment(environ: Mapping[str, str], secret: frozenset[str]) -> d
     return {**kept, **GUARDS}
 
 
+@contextlib.contextmanager
+def launch(context: ToolContext) -> Iterator[tuple[dict[str, str], ChildSteps | None]]:
+    """The environment of one command and the sandbox's steps for its child, held while
+    the command starts (the foreground's and the background's alike)."""
+    environment = command_environment(os.environ, context.secret_env)
+    if context.sandbox is None:
+        yield environment, None
+        return
+    with contextlib.ExitStack() as stack:
+        try:
+            steps = stack.enter_context(context.sandbox.spawn())
+        except OSError as error:
+            raise ToolError(NAME, SANDBOX_FAILED.format(error=error)) from error
+        yield context.sandbox.environment(environment), steps
+
+
 async def _start(command: str, context: ToolContext) -> asyncio.subprocess.Process:
     """bash running ``command`` in its own process group, inside the context's sandbox.
     Cancelled while starting, it still stops the group: the command may already be
     running once bash has forked."""
-    environment = command_environment(os.environ, context.secret_env)
-    with contextlib.ExitStack() as stack:
-        steps = None
-        if context.sandbox is not None:
-            try:
-                steps = stack.enter_context(context.sandbox.spawn())
-            except OSError as error:
-                raise ToolError(NAME, SANDBOX_FAILED.format(error=error)) from error
-            environment = context.sandbox.environment(environment)
+    with launch(context) as (environment, steps):
         starting = asyncio.ensure_future(
             asyncio.create_subprocess_exec(
                 "bash",
