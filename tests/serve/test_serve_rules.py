@@ -48,13 +48,6 @@ def test_parallel_false_keeps_the_first_call() -> None:
     assert calls(out) == ["call_1"]
 
 
-def test_native_markup_never_reaches_the_prose() -> None:
-    text = 'Reading.<tool_call>{"name": "Read", "arguments": {"file_path": "a"}}</tool_call>'
-    out = run([TextDelta(text[:12]), TextDelta(text[12:]), MessageEnd("end_turn")])
-    prose = "".join(e.text for e in out if isinstance(e, TextDelta))
-    assert prose == "Reading."
-
-
 def test_held_prose_comes_out_before_the_call_that_releases_it() -> None:
     out = run([TextDelta("Let me look."), ToolUseEnd(0, CLOSED), MessageEnd("end_turn")], hold=True)
     assert out[0] == TextDelta("Let me look.") and isinstance(out[1], CallOut)
@@ -68,7 +61,7 @@ def test_a_required_call_that_did_not_come_asks_for_a_retry() -> None:
 
 def test_the_line_break_before_a_call_never_reaches_the_prose() -> None:
     events: list[StreamEvent] = [TextDelta("I will read"), TextDelta(" the file.\n")]
-    out = run([*events, ToolUseEnd(0, CLOSED), MessageEnd("tool_use")], native=False)
+    out = run([*events, ToolUseEnd(0, CLOSED), MessageEnd("tool_use")])
     assert "".join(e.text for e in out if isinstance(e, TextDelta)) == "I will read the file."
     assert calls(out) == ["call_1"]
 
@@ -76,7 +69,7 @@ def test_the_line_break_before_a_call_never_reaches_the_prose() -> None:
 @given(st.lists(st.text(alphabet=" \nab.", max_size=6), max_size=8))
 def test_prose_without_a_call_comes_out_whole(pieces: list[str]) -> None:
     events: list[StreamEvent] = [TextDelta(piece) for piece in pieces]
-    out = run([*events, MessageEnd("end_turn")], native=False)
+    out = run([*events, MessageEnd("end_turn")])
     assert "".join(e.text for e in out if isinstance(e, TextDelta)) == "".join(pieces)
 
 

@@ -19,7 +19,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from nehanda.config.extension_files import Scope, places, untrusted_places
+from nehanda.config.extension_files import Scope, places, untrusted_notes
 from nehanda.config.front_matter import (
     FrontMatterError,
     list_field,
@@ -87,10 +87,7 @@ def load_commands(workspace: Path, *, trusted: bool) -> Commands:
                 continue
             found[command.name] = command
     if not trusted:
-        notes += [
-            f"{folder}: left out: this folder is not trusted (`nehanda trust` if you do)"
-            for folder in untrusted_places("commands", workspace)
-        ]
+        notes += untrusted_notes("commands", workspace)
     return Commands(found, tuple(notes))
 
 

@@ -36,7 +36,10 @@ def places(kind: Literal["commands", "skills"], workspace: Path, *, trusted: boo
     return found
 
 
-def untrusted_places(kind: Literal["commands", "skills"], workspace: Path) -> list[Path]:
-    """The project's folders of ``kind`` that exist (and were left out, untrusted)."""
+def untrusted_notes(kind: Literal["commands", "skills"], workspace: Path) -> list[str]:
+    """A note for each of the project's folders of ``kind`` that exists, left out because
+    the folder is not trusted."""
     every = places(kind, workspace, trusted=True)
-    return [p.folder for p in every if p.scope == "project" and p.folder.is_dir()]
+    left_out = [p.folder for p in every if p.scope == "project" and p.folder.is_dir()]
+    why = "left out: this folder is not trusted (`nehanda trust` if you do)"
+    return [f"{folder}: {why}" for folder in left_out]

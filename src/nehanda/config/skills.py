@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nehanda.config.extension_files import Scope, places, untrusted_places
+from nehanda.config.extension_files import Scope, places, untrusted_notes
 from nehanda.config.front_matter import (
     FrontMatterError,
     list_field,
@@ -80,10 +80,7 @@ def load_skills(workspace: Path, *, trusted: bool) -> SkillShelf:
                 continue
             found[skill.name] = skill
     if not trusted:
-        notes += [
-            f"{folder}: left out: this folder is not trusted (`nehanda trust` if you do)"
-            for folder in untrusted_places("skills", workspace)
-        ]
+        notes += untrusted_notes("skills", workspace)
     return SkillShelf(found, tuple(notes))
 
 

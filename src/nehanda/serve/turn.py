@@ -6,8 +6,8 @@ reply fit for a client that runs the calls itself:
 - a call goes out once it is complete, as one ``CallOut``, never while it grows; a call
   the length limit may have cut (``may_be_cut``, when the reply stopped for length)
   never goes out;
-- call markup never reaches the text: in native mode a scanner keeps it out of the
-  prose (the calls themselves come from ``ToolCalling``'s leak recovery);
+- call markup never reaches the text: ``ToolCalling`` takes it out of the prose, by
+  its leak recovery in native mode and by the rescue scanner in rescue mode;
 - ``tool_choice: "required"`` in rescue mode: everything is held back until a call
   appears or the reply ends, and a reply without a call is asked for once more;
 - ``parallel`` false: the first call only;
@@ -35,7 +35,6 @@ from nehanda.events import (
 )
 from nehanda.providers.base import ChatRequest
 from nehanda.providers.calling import ToolCalling, may_be_cut
-from nehanda.toolcalls.scanner import ToolCallScanner
 from nehanda.types import ToolUse
 
 
@@ -68,12 +67,10 @@ async def answer(
         hold = (
             request.tool_choice == "required" and bool(request.tools) and calling.mode == "rescue"
         )
-        native = calling.mode == "native"
-        reply = ReplyState(request, parallel=parallel, hold=hold, retry=attempt == 0, native=native)
+        reply = ReplyState(request, parallel=parallel, hold=hold, retry=attempt == 0)
         async for event in calling.stream(request):
             if isinstance(event, ModeSwitched):
                 on_switch(event.reason)
-                reply.native = False
                 reply.hold = reply.hold or request.tool_choice == "required"
                 continue
             if isinstance(event, ImagesWithheld):
@@ -100,17 +97,13 @@ class ReplyState:
         parallel: bool = True,
         hold: bool = False,
         retry: bool = False,
-        native: bool = True,
     ) -> None:
         self.tools = request.tools
-        # Rescue text was scanned already (RescueStreamState); native text was not.
-        self.native = native
         self.parallel = parallel
         self.hold = hold
         self.retry = retry
         self.wants_retry = False
         self.end: MessageEnd | None = None
-        self._filter: ToolCallScanner | None = None
         self._held: list[ServeEvent] = []
         self._cut: list[tuple[int, ToolUse]] = []
         self._fragments: dict[int, list[str]] = {}
@@ -119,33 +112,18 @@ class ReplyState:
 
     def handle(self, event: StreamEvent) -> list[ServeEvent]:
         if isinstance(event, TextDelta | ReasoningDelta):
-            return self._out(self._spaced(self._prose(event)))
+            return self._out(self._spaced([event]))
         if isinstance(event, ToolUseArgsDelta):
             self._fragments.setdefault(event.index, []).append(event.fragment)
             return []
         if isinstance(event, ToolUseEnd):
-            out = self._out(self._spaced(self._flush_filter()))
             if may_be_cut(event.tool_use):
                 self._cut.append((event.index, event.tool_use))
-                return out
-            return [*out, *self._call(event.index, event.tool_use)]
+                return []
+            return self._call(event.index, event.tool_use)
         if isinstance(event, MessageEnd):
             return self._finish(event)
         return []  # problems, notices, LeakedCallsRecovered: for people, not for clients
-
-    def _prose(self, event: TextDelta | ReasoningDelta) -> list[ServeEvent]:
-        if isinstance(event, ReasoningDelta) or not self.tools:
-            return [event]
-        if self._filter is None:
-            if not self.native:
-                return [event]
-            names = [spec.name for spec in self.tools]
-            self._filter = ToolCallScanner(names, {s.name: s.input_schema for s in self.tools})
-        return _prose_only(self._filter.feed(event.text))
-
-    def _flush_filter(self) -> list[ServeEvent]:
-        scanner, self._filter = self._filter, None
-        return _prose_only(scanner.finish()) if scanner else []
 
     def _call(self, index: int, use: ToolUse) -> list[ServeEvent]:
         if not use.name or (self._calls and not self.parallel):
@@ -175,7 +153,7 @@ class ReplyState:
         return out
 
     def _finish(self, end: MessageEnd) -> list[ServeEvent]:
-        out = self._out(self._spaced(self._flush_filter()))
+        out: list[ServeEvent] = []
         if end.stop_reason != "max_tokens":
             for index, use in self._cut:
                 out += self._call(index, use)
@@ -194,7 +172,3 @@ class ReplyState:
             self._held += events
             return []
         return events
-
-
-def _prose_only(events: list[StreamEvent]) -> list[ServeEvent]:
-    return [e for e in events if isinstance(e, TextDelta | ReasoningDelta)]
