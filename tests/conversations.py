@@ -5,7 +5,6 @@ order in which concurrent requests arrive."""
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,8 +18,6 @@ Step = bytes | Callable[[Received], bytes]
 PARENT = "You are nehanda, a command-line assistant"
 GENERAL = "You are a subagent of nehanda"
 SSE = {"Content-Type": "text/event-stream"}
-JSON = {"Content-Type": "application/json"}
-WINDOW = 32768
 
 
 def system_prompt(body: Any) -> str:
@@ -52,11 +49,7 @@ class Conversations:
 
     def __post_init__(self) -> None:
         self.server.responder = self.answer
-        # A 32k window, as vLLM reports it: one nothing reports is taken as 8k, where the
-        # session offers only the core tools (no Task, no TodoWrite).
-        data = [{"id": name, "max_model_len": WINDOW} for name in ("q", "qwen-coder")]
-        models = json.dumps({"object": "list", "data": data}).encode()
-        self.server.route("GET", "/v1/models", Reply(200, models, JSON))
+        self.server.report_window(32768, "q", "qwen-coder")  # room for Task and TodoWrite
 
     def answer(self, received: Received) -> Reply:
         prompt = system_prompt(received.body)

@@ -81,6 +81,18 @@ class ScriptedServer(LocalHTTP):
         self.routes[(method, path)] = reply
         return self
 
+    def report_window(self, window: int = 32768, *models: str) -> ScriptedServer:
+        """``GET /v1/models`` names each model (``q`` by default) with its window, as vLLM
+        does; a window nothing reports is taken as 8k, where only the core tools are
+        offered."""
+        data = [
+            {"id": name, "object": "model", "max_model_len": window} for name in models or ("q",)
+        ]
+        body = json.dumps({"object": "list", "data": data}).encode()
+        return self.route(
+            "GET", "/v1/models", Reply(200, body, {"Content-Type": "application/json"})
+        )
+
     def json(self, body: Any, status: int = 200) -> ScriptedServer:
         """Queues one whole JSON answer (a fixture name, or a value to encode)."""
         raw = fixture_body(body) if isinstance(body, str) else json.dumps(body).encode()

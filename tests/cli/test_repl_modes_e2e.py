@@ -38,13 +38,6 @@ READ_ONLY = ["Read", "LS", "Glob", "Grep", "BashOutput", "WebFetch", "TodoWrite"
 JSON = {"Content-Type": "application/json"}
 
 
-def report_window(server: ScriptedServer, window: int = 32768) -> None:
-    """The server says its window, as vLLM does; one nothing reports is taken as 8k."""
-    data = [{"id": name, "max_model_len": window} for name in ("q", "q2")]
-    models = {"object": "list", "data": data}
-    server.route("GET", "/v1/models", Reply(200, json.dumps(models).encode(), JSON))
-
-
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     (tmp_path / "README.md").write_text(README)
@@ -144,7 +137,7 @@ def leave(child: pexpect.spawn) -> None:
 def test_shift_tab_cycles_the_mode_and_the_next_call_obeys(
     spawn: Any, server: ScriptedServer, workspace: Path
 ) -> None:
-    report_window(server)
+    server.report_window(32768, "q", "q2")
     server.stream("e2e_vllm_edit_readme.sse").stream("e2e_vllm_answer.sse")
     server.stream("e2e_vllm_answer.sse")
     child = spawn()
@@ -239,7 +232,7 @@ def test_esc_stops_a_turn_and_what_was_typed_or_pasted_waits_in_the_next_prompt(
 def test_permissions_mode_sets_it_it_outlives_a_model_switch_and_plan_refuses_writes(
     spawn: Any, server: ScriptedServer, workspace: Path
 ) -> None:
-    report_window(server)
+    server.report_window(32768, "q", "q2")
     server.stream("e2e_vllm_edit_readme.sse").stream("e2e_vllm_answer.sse")
     server.stream("e2e_vllm_answer.sse").stream("e2e_vllm_answer.sse")
     child = spawn()

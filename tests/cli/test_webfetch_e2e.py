@@ -36,7 +36,7 @@ def allow_local(isolated_home: Path) -> None:
 def run(server: ScriptedServer, url: str, mode: str, cwd: Path, *extra: str) -> Any:
     call = [("WebFetch", {"url": url, "prompt": "What does the new version fix?"})]
     stream = calls_stream(call) if mode == "native" else rescue_calls_stream(call)
-    server.stream(stream).stream(fixture_body("e2e_vllm_answer.sse"))
+    server.report_window().stream(stream).stream(fixture_body("e2e_vllm_answer.sse"))
     done = nehanda(
         "run", "What changed?", "--provider", "vllm", "--base-url", server.base_url,
         "--model", "q", "--mode", mode, "--output", "json", *extra, cwd=cwd,

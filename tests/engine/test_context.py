@@ -167,7 +167,7 @@ def test_compact_by_hand_is_made_even_when_the_summary_saves_nothing() -> None:
 
 
 @pytest.mark.parametrize(("window", "offered"), [
-    (8192, ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep"]),
+    (8192, ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep", "BashOutput", "KillShell"]),
     (32768, ["Read", "Write", "Edit", "Bash", "LS", "Glob", "Grep",
              "BashOutput", "KillShell", "WebFetch", "TodoWrite"]),
 ])  # fmt: skip

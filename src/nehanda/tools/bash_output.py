@@ -45,5 +45,4 @@ TOOL = Tool(
     kind="read",
     handler=bash_output,
     summary_keys=("bash_id",),
-    small_window=False,
 )

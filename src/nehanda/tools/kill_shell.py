@@ -40,5 +40,4 @@ TOOL = Tool(
     kind="execute",
     handler=kill_shell,
     summary_keys=("shell_id",),
-    small_window=False,
 )
