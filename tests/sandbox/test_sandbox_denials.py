@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from nehanda.sandbox.denials import Denial, Held, judge, named_paths
 
-HELD = Held(writable=("/work/ws", "/tmp"), network_closed=True)
+HELD = Held(writable=("/work/ws", "/tmp"), network_closed=True, closed=("/root/.ssh",))
 OPEN = Held(writable=("/work/ws", "/tmp"), network_closed=False)
 
 WRITES = [
@@ -93,6 +93,11 @@ NOTHING = [
     (
         "touch: cannot touch '/root/out/x': No such file or directory",
         {"/root/out/x": "/root/out/x"},
+    ),
+    # A secret place: closed to reading too, and never to be opened by a setting.
+    (
+        "cat: /root/.ssh/id_ed25519: Permission denied",
+        {"/root/.ssh/id_ed25519": "/root/.ssh/id_ed25519"},
     ),
     # A path the user could not write without the sandbox either.
     ("bash: /etc/shadow: Permission denied", {}),

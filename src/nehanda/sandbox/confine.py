@@ -196,7 +196,8 @@ class Sandbox:
         if code == 0 or not self.filesystem:
             return None
         roots = tuple(os.path.realpath(root) for root in self.writable_roots())
-        held = Held(roots, self.network_method is not None)
+        closed = tuple(os.path.realpath(place) for place in self.denied_paths())
+        held = Held(roots, self.network_method is not None, closed)
         named = named_paths(output)
         unconfined = {path: os.path.realpath(path) for path in named if _user_may_write(path)}
         return judge(output, code, held, unconfined)

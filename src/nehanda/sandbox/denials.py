@@ -9,8 +9,10 @@ where the sandbox is the one cause left:
 - a write: a line reporting a refused access ("Permission denied", "Operation not
   permitted", "Read-only file system", ``EACCES``…) that names an absolute path outside
   every writable root (once resolved), which the user could write without the sandbox
-  (the caller finds those, ``named_paths`` saying which to look at); a relative path is
-  never judged, the command may have changed folder;
+  (the caller finds those, ``named_paths`` saying which to look at), and that is no
+  place closed to reading too (a secret place: the refusal may be a read's, and no
+  setting should open it); a relative path is never judged, the command may have
+  changed folder;
 - the network: while it is closed to commands, a failed name lookup or connection
   ("Temporary failure in name resolution", "Could not resolve host", "Network is
   unreachable", ``EAI_AGAIN``…); with the network open, none is ever claimed.
@@ -51,11 +53,12 @@ _CONNECT = re.compile(
 
 @dataclass(frozen=True)
 class Held:
-    """What held a command: the writable roots (resolved), whether the network was
-    closed to it."""
+    """What held a command: the writable roots and the places closed even to reading
+    (both resolved), whether the network was closed to it."""
 
     writable: tuple[str, ...]
     network_closed: bool
+    closed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,9 @@ def judge(
     writes = tuple(
         path
         for path in named_paths(output)
-        if path in unconfined and not _inside(unconfined[path], held.writable)
+        if path in unconfined
+        and not _inside(unconfined[path], held.writable)
+        and not _inside(unconfined[path], held.closed)
     )[:3]
     lookup = held.network_closed and bool(_LOOKUP.search(output))
     connection = held.network_closed and bool(_CONNECT.search(output))
