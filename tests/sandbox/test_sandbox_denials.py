@@ -144,7 +144,7 @@ def test_named_paths_are_read_once_each_in_order() -> None:
 
 
 paths = st.lists(st.sampled_from("abcxyz._-"), min_size=1, max_size=8).map("".join)
-lines = st.text(st.characters(blacklist_categories=("Cs",)), max_size=80)
+lines = st.text(max_size=80)
 
 
 @given(st.lists(lines, max_size=6), paths, st.integers(-9, 255))
