@@ -19,10 +19,15 @@ MAX_PATH = 200
 
 def log_line(method: str, path: str, status: int, milliseconds: float) -> str:
     """``POST /v1/chat/completions 200 412 ms``; pure."""
-    shown = path.encode("unicode_escape").decode("ascii")
-    if len(shown) > MAX_PATH:
-        shown = shown[: MAX_PATH - 1] + "…"
-    return f"nehanda serve: {method[:16]} {shown} {status} {milliseconds:.0f} ms"
+    return (
+        f"nehanda serve: {_escaped(method, 16)} {_escaped(path, MAX_PATH)} {status} "
+        f"{milliseconds:.0f} ms"
+    )
+
+
+def _escaped(text: str, width: int) -> str:
+    shown = text.encode("unicode_escape").decode("ascii")
+    return shown if len(shown) <= width else shown[: width - 1] + "…"
 
 
 class RequestLog:
