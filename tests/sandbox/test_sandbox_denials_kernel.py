@@ -12,9 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from fakes import run_through
+from nehanda.masking import SecretMask
 from nehanda.sandbox.confine import Policy, Sandbox, probe_support
 from nehanda.tools.base import ToolContext
-from nehanda.tools.registry import execute_builtin_tool
+from nehanda.tools.masked import Masked
+from nehanda.tools.registry import BuiltinTools, execute_builtin_tool
 from nehanda.types import ToolResult, ToolUse
 
 SUPPORT = probe_support()
@@ -104,3 +107,16 @@ def test_with_the_network_open_a_failed_lookup_is_not_blamed_on_the_sandbox(ws: 
     result = bash(ws, f'{sys.executable} -c "{lookup}"', network=True)
     assert result.is_error and result.sandbox_denial is None
     assert PREFIX not in result.content
+
+
+def test_a_secret_in_the_denied_path_is_masked_in_the_line_the_user_sees(ws: Path) -> None:
+    secret = "sk-in-a-folder-name-0123456789"
+    outside = ws.parent / secret
+    outside.mkdir()
+    box = Sandbox(Policy(ws, ws.parent / "home"), SUPPORT)
+    tools = Masked(BuiltinTools(ToolContext(ws, sandbox=box)), SecretMask((secret,)))
+    use = ToolUse("call_1", "Bash", {"command": f"echo x > {outside}/f"})
+    result = asyncio.run(run_through(tools, use))
+    assert result.sandbox_denial is not None
+    assert result.sandbox_denial.startswith(f"{PREFIX} a write to ")
+    assert secret not in result.sandbox_denial and secret not in result.content
