@@ -129,11 +129,13 @@ class ToolCallFormatError(NehandaError):
 
 
 class ToolError(NehandaError):
-    """A tool failed; the engine turns this into ``ToolResult(is_error=True)``."""
+    """A tool failed; the engine turns this into ``ToolResult(is_error=True)``, carrying
+    ``sandbox_denial``, the line saying what the sandbox denied, if it denied anything."""
 
-    def __init__(self, tool_name: str, message: str) -> None:
+    def __init__(self, tool_name: str, message: str, sandbox_denial: str | None = None) -> None:
         super().__init__(message)
         self.tool_name = tool_name
+        self.sandbox_denial = sandbox_denial
 
 
 class PermissionDenied(NehandaError):

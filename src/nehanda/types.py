@@ -165,13 +165,16 @@ class Refusal:
 class ToolResult:
     """``refusal`` is set, by the permission gate only, on the answer to a call that
     was not allowed to run. ``images`` are what the call showed (Read of a picture), for
-    a model that can see them; ``content`` says in words what they are."""
+    a model that can see them; ``content`` says in words what they are.
+    ``sandbox_denial``: the line, also ending ``content``, saying what the kernel sandbox
+    denied a command that failed (set by the tool that ran it, never read from output)."""
 
     tool_use_id: str
     content: str
     is_error: bool = False
     refusal: Refusal | None = None
     images: tuple[ImagePart, ...] = ()
+    sandbox_denial: str | None = None
 
 
 Part = TextPart | ReasoningPart | ImagePart | DocumentPart | ToolUse | ToolResult
@@ -347,13 +350,15 @@ class CheckedCall:
     Only ``Toolset.check`` makes one. ``arguments`` is the tool's own reading of the
     input, opaque to the engine; ``granted`` holds the resolved paths outside the
     workspace that the permission decision named for this call; ``facts`` are its
-    tool's, as the toolset that checked it knows them.
+    tool's, as the toolset that checked it knows them; ``unconfined``: run outside the
+    kernel sandbox, set only by the gate once the user approved it.
     """
 
     use: ToolUse
     arguments: object
     granted: tuple[Path, ...] = ()
     facts: ToolFacts = UNKNOWN_TOOL
+    unconfined: bool = False
 
 
 class Toolset(Protocol):

@@ -245,6 +245,22 @@ def test_a_command_cannot_write_outside_the_writable_roots(sandboxed: Outcome) -
 
 
 @no_landlock
+def test_nehanda_run_says_what_the_sandbox_denied_and_never_runs_it_outside(
+    sandboxed: Outcome,
+) -> None:
+    outside = sandboxed.place.outside
+    line = (
+        f"nehanda: the sandbox denied a write to {outside}/escaped.txt; "
+        f'[sandbox] writable = ["{outside}"] in the settings would allow it.'
+    )
+    assert sandboxed.results["write_outside"].endswith(f"(exit code 1)\n{line}")
+    assert f"note: {line}" in sandboxed.stderr
+    assert not (outside / "escaped.txt").exists()
+    # A read the kernel closed is no write nehanda could suggest allowing.
+    assert "nehanda: the sandbox denied" not in sandboxed.results["read_ssh"]
+
+
+@no_landlock
 def test_a_command_cannot_read_the_ssh_key_by_any_path(sandboxed: Outcome) -> None:
     for attack in ("read_ssh", "hardlink_ssh", "symlink_ssh", "substituted_ssh"):
         assert SSH_KEY not in sandboxed.results[attack], attack

@@ -49,7 +49,7 @@ def test_an_untrusted_project_cannot_open_the_server_to_others(tmp_path: Path) -
     process = _start(tmp_path, "--port", "0", "--provider", "vllm", "--base-url", "http://x/v1")
     try:
         line = _first_line(process)
-        assert "http://127.0.0.1:0" in line
+        assert line.startswith("nehanda serve: http://127.0.0.1:")
     finally:
         process.terminate()
         process.wait(10)

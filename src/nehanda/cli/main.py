@@ -464,7 +464,20 @@ def hooks_approve(confirmed: bool) -> int:
 )
 @click.option("--host", help="Address to listen on (default 127.0.0.1, or [serve] host).")
 @click.option("--port", type=click.IntRange(0, 65535), help="Port (default 8765).")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Processes answering on the one port (each keeps its own upstream connections); "
+    "about one per core for many clients.",
+)
+@click.option(
+    "--log-requests",
+    is_flag=True,
+    help="One line on stderr per request: method, path, status, milliseconds "
+    "(never bodies, headers or keys).",
+)
 def serve(
     provider: str | None,
     model: str | None,
@@ -473,15 +486,18 @@ def serve(
     host: str | None,
     port: int | None,
     workers: int,
+    log_requests: bool,
 ) -> int:
-    """Serve OpenAI Chat Completions and Anthropic Messages with working tool calls."""
+    """Serve OpenAI Chat Completions and Anthropic Messages with working tool calls.
+
+    Exits 1, saying what to do, when it cannot start (a port in use, say)."""
     from nehanda.config.settings import Flags
     from nehanda.serve.run import ServeOptions, serve_command
 
     flags = Flags(
         provider=provider, model=model, base_url=base_url, force_manual_tools=force_manual_tools
     )
-    return serve_command(ServeOptions(flags, host, port, workers))
+    return serve_command(ServeOptions(flags, host, port, workers, log_requests))
 
 
 def _read_prompt(prompt: str | None) -> str:

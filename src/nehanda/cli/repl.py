@@ -305,6 +305,7 @@ class Repl:
 
     def adopt(self, chat: ChatSession) -> None:
         gate = chat.gate
+        gate.rerun_outside = True  # a command the sandbox denied may run again, if approved
         if not isinstance(gate.approver, ScreenApprover):
             noting = NotifyingApprover(gate.approver, self.notifier)
             gate.approver = ScreenApprover(noting, self.renderer, self.keys)

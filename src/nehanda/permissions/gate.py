@@ -13,6 +13,11 @@ the refusal passes on quoted and named as theirs. Every refusal also carries a
 ``Refusal`` (who refused and why) for the people watching. The facts ``decide`` needs
 about the sandbox (``Confinement``) are gathered here, per call.
 
+With ``rerun_outside`` (the REPL, never yolo mode or ``--yes``), a command that failed
+because the sandbox denied it something (``ToolResult.sandbox_denial``) may run once more
+outside the sandbox, after its own question showing the command; never a command the
+rules deny once the sandbox is not counted on.
+
 Where no kernel sandbox holds Bash (``confined`` is false), yolo mode still asks before
 a command the shell analysis finds risks in, unless a rule allows it.
 Where one does, yolo mode asks before a file tool reads or writes outside the workspace
@@ -106,6 +111,8 @@ class ToolGate:
     confined: bool = True
     sandbox: Sandbox | None = None
     hooks: ToolHooks | None = None
+    # Set by the REPL: a command the sandbox denied something may run once more outside it.
+    rerun_outside: bool = False
     # The plan-mode list, kept while the inner list is the same object: the caches
     # downstream (the rescue prompt, token counts) key on the tuple's identity.
     _planned: tuple[tuple[ToolSpec, ...], tuple[ToolSpec, ...]] | None = field(
@@ -182,6 +189,8 @@ class ToolGate:
             return _refused(denied)
         with self._edited.watching(checked.facts):
             result = await self.inner.run(permitted, started)
+            if result.sandbox_denial is not None and self._may_rerun(permitted):
+                result = await self._rerun_outside(permitted, result, result.sandbox_denial)
         if self.hooks is None:
             return result
         after = await self.hooks.post_tool_use(permitted.use, result)
@@ -189,6 +198,34 @@ class ToolGate:
         if not said:
             return result
         return replace(result, content=f"{result.content}\n\n[PostToolUse hook] {said}")
+
+    def _may_rerun(self, checked: CheckedCall) -> bool:
+        """Whether to offer running ``checked`` again outside the sandbox: in the REPL,
+        never in yolo mode (``--yes``), never for a call the rules deny unconfined."""
+        if not self.rerun_outside or self.rules.mode == "yolo":
+            return False
+        unseen = self._edited.unseen()
+        decision = decide(checked, self.in_force, self.workspace, UNCONFINED, unseen)
+        return not isinstance(decision, Deny)
+
+    async def _rerun_outside(
+        self, checked: CheckedCall, result: ToolResult, denial: str
+    ) -> ToolResult:
+        """``checked`` run again without the sandbox if the user says so, else ``result``."""
+        reason = (
+            f"{denial.removeprefix('nehanda: ')} Answering y runs it once more outside the "
+            "sandbox, with your full rights"
+        )
+        async with self._asking:
+            answer = await self.approver.ask(checked, Ask(reason))
+        if not answer.run and not answer.answered:
+            return result
+        if not answer.run:
+            said = "the user chose not to run it outside the sandbox"
+            return replace(result, content=f"{result.content}\n({said})")
+        again = await self.inner.run(replace(checked, unconfined=True))
+        note = "run again outside the sandbox, as the user approved"
+        return replace(again, content=f"{again.content}\n\n({note})")
 
     def _hooked(self, checked: CheckedCall, answer: HookAnswer) -> CheckedCall:
         """``checked`` as the PreToolUse hooks left it; ``PermissionDenied`` when they

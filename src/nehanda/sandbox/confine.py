@@ -28,6 +28,7 @@ from nehanda.sandbox.child import (
     no_new_privs,
     probe,
 )
+from nehanda.sandbox.denials import Denial, Held, judge, named_paths
 from nehanda.sandbox.places import (
     DEVICES,
     SECRET_PLACES,
@@ -97,6 +98,15 @@ class Support:
 def probe_support() -> Support:
     """What this kernel offers; one per process, each part probed once."""
     return Support(landlock.abi_version())
+
+
+def _user_may_write(path: str) -> bool:
+    """Whether nehanda's user, unconfined, may write ``path``, or create it in the nearest
+    folder above it that exists."""
+    place = Path(path)
+    while not os.path.lexists(place) and place != place.parent:
+        place = place.parent
+    return os.access(place, os.W_OK)
 
 
 def _filters_self() -> bool:
@@ -179,6 +189,18 @@ class Sandbox:
         """Whether a sandboxed command could read ``path`` (resolved)."""
         closed = any(path.is_relative_to(denied) for denied in self.denied_paths())
         return not closed or self.may_write(path)
+
+    def denied(self, output: str, code: int | None) -> Denial | None:
+        """What the sandbox denied during a command that ended with ``code``, as far as
+        its ``output`` tells (``sandbox.denials``)."""
+        if code == 0 or not self.filesystem:
+            return None
+        roots = tuple(os.path.realpath(root) for root in self.writable_roots())
+        closed = tuple(os.path.realpath(place) for place in self.denied_paths())
+        held = Held(roots, self.network_method is not None, closed)
+        named = named_paths(output)
+        unconfined = {path: os.path.realpath(path) for path in named if _user_may_write(path)}
+        return judge(output, code, held, unconfined)
 
     def environment(self, environ: Mapping[str, str]) -> dict[str, str]:
         if self.policy.network:

@@ -56,6 +56,7 @@ from nehanda.serve.guard import BrowserGuard, Policy
 from nehanda.serve.masked import MaskedEvents, mask_log_records
 from nehanda.serve.openai_front import OpenAIChunks, completion, parse_openai
 from nehanda.serve.places import RETRY_AFTER, Busy, Ending, Places
+from nehanda.serve.request_log import RequestLog
 from nehanda.serve.response_store import ResponseStore
 from nehanda.serve.responses_front import ResponsesEvents, response_object
 from nehanda.serve.responses_wire import ResponsesRequest, parse_responses
@@ -278,16 +279,21 @@ class WorkerApp:
     variables it names (taken from ``environ``) travel inside it, pickled into the pipe
     the worker starts with."""
 
-    def __init__(self, config: ServeConfig, environ: Mapping[str, str]) -> None:
+    def __init__(
+        self, config: ServeConfig, environ: Mapping[str, str], log_requests: bool = False
+    ) -> None:
         self.config = config
         self.values = {name: environ[name] for name in config.variables() if environ.get(name)}
+        self.log_requests = log_requests
 
     def __repr__(self) -> str:  # never the values
         return f"WorkerApp({sorted(self.values)})"
 
     def __call__(self) -> ASGIApp:
-        mask_log_records(SecretMask(self.config.secrets(self.values)))
-        return build_app(self.config, self.values)
+        mask = SecretMask(self.config.secrets(self.values))
+        mask_log_records(mask)
+        app = build_app(self.config, self.values)
+        return RequestLog(app, mask.mask) if self.log_requests else app
 
 
 def create_app() -> ASGIApp:

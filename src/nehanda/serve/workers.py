@@ -26,13 +26,13 @@ import uvicorn
 from uvicorn.config import STARTUP_FAILURE
 
 
-def run(config: uvicorn.Config, workers: int) -> int:
-    """Serves until stopped; the exit code."""
+def run(config: uvicorn.Config, workers: int, sock: socket.socket) -> int:
+    """Serves on ``sock`` (bound already) until stopped; the exit code."""
     if workers == 1:
         server = uvicorn.Server(config)
-        server.run()
+        server.run(sockets=[sock])
         return 0 if server.started else 1
-    return _Supervisor(config, config.bind_socket(), workers).run()
+    return _Supervisor(config, sock, workers).run()
 
 
 def _serve(config: uvicorn.Config, sock: socket.socket) -> None:

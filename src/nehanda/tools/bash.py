@@ -12,7 +12,8 @@ command ends (``sandbox.pid_namespace``), and what is left of its process group 
 stopped too (all there is to stop without the namespace; a daemon that called
 ``setsid`` escapes that). Output (stdout and stderr interleaved) is kept head and tail,
 with the number of bytes left out. A change the command made to a project file that
-steers later runs (``watched``) is reported.
+steers later runs (``watched``) is reported, and so is, in one last line, what the sandbox
+denied a command that failed (``Sandbox.denied``).
 """
 
 from __future__ import annotations
@@ -114,7 +115,11 @@ async def run_command(args: BashArgs, context: ToolContext) -> str:
         changed = watched.changes(before, watched.snapshot(context.workspace))
     if changed:
         text += "\n\n" + watched.note(changed)
-    return _verdict(text, ending, process.returncode, limit)
+    denial = None
+    if context.sandbox is not None and ending != "timeout":
+        denied = context.sandbox.denied(text, process.returncode)
+        denial = denied.line() if denied is not None else None
+    return _verdict(text, ending, process.returncode, limit, denial)
 
 
 async def _in_background(command: str, context: ToolContext) -> str:
@@ -141,7 +146,9 @@ async def _run(
     return output.text().rstrip("\n") or NO_OUTPUT, ending, process, limit
 
 
-def _verdict(text: str, ending: Ending, code: int | None, limit: float) -> str:
+def _verdict(
+    text: str, ending: Ending, code: int | None, limit: float, denial: str | None = None
+) -> str:
     if ending == "timeout":
         raise ToolError(
             NAME,
@@ -151,7 +158,8 @@ def _verdict(text: str, ending: Ending, code: int | None, limit: float) -> str:
     if ending == "stragglers":
         text += "\n(processes it left running in the background were stopped)"
     if code != 0:
-        raise ToolError(NAME, f"{text}\n\n{_exit_note(code)}")
+        said = f"\n{denial}" if denial else ""
+        raise ToolError(NAME, f"{text}\n\n{_exit_note(code)}{said}", denial)
     return f"{text}{_CLEAN_EXIT}"
 
 

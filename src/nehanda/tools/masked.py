@@ -41,5 +41,11 @@ class Masked:
         return self.answer(await self.inner.run(checked, started))
 
     def answer(self, result: ToolResult) -> ToolResult:
-        """``result`` as the model may see it: masked, then capped."""
-        return replace(result, content=cap_output(self.mask.mask(result.content)))
+        """``result`` as the model may see it: masked, then capped (its sandbox line,
+        which the user sees, masked too)."""
+        denial = result.sandbox_denial
+        return replace(
+            result,
+            content=cap_output(self.mask.mask(result.content)),
+            sandbox_denial=self.mask.mask(denial) if denial is not None else None,
+        )

@@ -143,10 +143,12 @@ async def run_checked(checked: CheckedCall, context: ToolContext) -> ToolResult:
     tool_use, tool = checked.use, BUILTIN_TOOLS[checked.use.name]
     if checked.granted:
         context = replace(context, granted=checked.granted)
+    if checked.unconfined:
+        context = replace(context, sandbox=None)
     try:
         content = await tool.handler(checked.arguments, context)
     except ToolError as error:
-        return _error(tool_use, str(error))
+        return ToolResult(tool_use.id, str(error), True, sandbox_denial=error.sandbox_denial)
     except Exception as error:  # a bug in a tool must not end the session
         return _error(tool_use, f"{tool.name} failed: {type(error).__name__}: {error}")
     if isinstance(content, Shown):

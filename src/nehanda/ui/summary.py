@@ -99,7 +99,8 @@ def describe_notice(event: EngineEvent) -> str | None:
     if isinstance(event, Retrying):
         return describe_retry(event)
     if isinstance(event, ToolExecuted):
-        return steering_note(event.result.content)
+        said = [steering_note(event.result.content), event.result.sandbox_denial]
+        return "\n".join(line for line in said if line) or None
     if isinstance(event, ModeSwitched):
         return f"switched to {event.mode} mode for this model ({event.reason})"
     if isinstance(event, Compacted):
