@@ -72,7 +72,10 @@ def open_turns(session: Path) -> list[Turn]:
 def undo(store: Store, session: Path, workspace: Path, *, turns: int, force: bool) -> Done:
     chosen = open_turns(session)[-turns:]
     if not chosen:
-        raise ConfigError("nothing to undo: no turn of that session changed files")
+        raise ConfigError(
+            f"nothing to undo in session {session.name}: no turn of it is left that changed "
+            "files; `nehanda undo --session ID` reaches an earlier session"
+        )
     changes = net_changes([_resolved(session, workspace, turn) for turn in chosen])
     numbers = tuple(turn.number for turn in chosen)
     return _apply(store, session, workspace, changes, force, numbers)
