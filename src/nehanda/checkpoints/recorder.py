@@ -11,17 +11,19 @@ turn cut short by a crash still says what to restore (``undo`` compares a pendin
 snapshot with the files as it finds them).
 
 Ignored files, symlinks and files over ``max_file_bytes`` are listed by their
-metadata, never copied.
+metadata, never copied. In a workspace of more than ``scan.MAX_ENTRIES`` entries
+(a home folder) Bash's changes are not recorded at all; Write's and Edit's still are.
 """
 
 from __future__ import annotations
 
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from nehanda.checkpoints.records import Logged, Turn, append_snapshot, save_turn
-from nehanda.checkpoints.scan import Seen, scan
+from nehanda.checkpoints.scan import Seen, TooLarge, scan
 from nehanda.checkpoints.states import ABSENT, Change, State, safe_relative
 from nehanda.checkpoints.store import Store, next_number, write_json
 from nehanda.tools.paths import is_inside, workspace_relative
@@ -46,7 +48,8 @@ class Recorder:
         self._seen: dict[str, Seen] | None = None
         self._logged: dict[str, Logged] = {}
         self._seq = 0
-        self.hidden = lambda path: False
+        self.hidden: Callable[[Path], bool] = lambda path: False
+        self.too_large = False  # Bash's changes are not recorded: see ``scan.MAX_ENTRIES``
 
     def start_turn(self, prompt: str) -> None:
         self._number += 1
@@ -65,12 +68,20 @@ class Recorder:
             self._record(rel, Change(self._current().files[rel].before, self._keep(new, mode)))
 
     def before_command(self) -> None:
-        self._refresh()
+        if self.too_large:
+            return
+        try:
+            self._refresh()
+        except TooLarge:
+            self.too_large = True
+            return
         turn = self._current()
         turn.pending = self._seq
         self._save(turn)
 
     def after_command(self) -> None:
+        if self.too_large:
+            return
         before = dict(self._logged)
         self._refresh()
         turn = self._current()
@@ -92,6 +103,8 @@ class Recorder:
         gone = [rel for rel in last if rel not in seen]
         logged = {rel: Logged(s.signature, self._state(rel, s)) for rel, s in changed.items()}
         if self._seen is None or changed or gone:
+            if changed:
+                self.store.sync()
             self._seq += 1
             self._write_session()
             append_snapshot(self.folder, self._seq, logged, gone)
@@ -103,13 +116,15 @@ class Recorder:
     def _state(self, rel: str, seen: Seen) -> State:
         if seen.kept:
             return State("kept", seen.signature, seen.mode, seen.kept)
+        if self.hidden(self.workspace / rel):
+            return State("kept", seen.signature, seen.mode, "a secret place, never copied")
         if seen.size > self.limits.max_file_bytes:
             return State("kept", seen.signature, seen.mode, OVER_CAP)
         try:
             data = read_regular(self.workspace / rel)
         except OSError:
             return State("kept", seen.signature, seen.mode, "unreadable")
-        return State("file", self.store.put(data), seen.mode)
+        return State("file", self.store.put(data, durable=False), seen.mode)
 
     def _keep(self, data: bytes, mode: int) -> State:
         if len(data) > self.limits.max_file_bytes:

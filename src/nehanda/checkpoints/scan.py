@@ -3,6 +3,9 @@
 One walk of the workspace below its root (``.git`` and the hidden places skipped,
 symlinks to folders not followed), giving each file a ``Seen``: its metadata, and why
 it would not be copied (ignored by a ``.gitignore``, a symlink, not a regular file).
+A hidden folder (a secret place, a Read deny rule) is not entered; a hidden file is
+found here and kept out of the store by the recorder, which asks only of the files
+it reads (asking of every file costs a walk more than its ``stat`` calls).
 A folder a ``.gitignore`` ignores is not entered: it is listed as one entry, so
 ``node_modules`` costs one ``stat``, not a walk. Two walks compare by metadata alone;
 only the files whose metadata differ are read.
@@ -13,16 +16,24 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from nehanda.tools.ignore import IgnoreChain, is_ignored, load_ignore_file
 
 IGNORED_FOLDER = "an ignored folder"
+# Past this many entries a workspace is a home folder or a disk, not a project: Bash's
+# snapshot is given up for the session rather than copying it all.
+MAX_ENTRIES = 200_000
 
 
-@dataclass(frozen=True)
-class Seen:
+class TooLarge(Exception):
+    """The workspace holds more than ``MAX_ENTRIES`` entries."""
+
+
+class Seen(NamedTuple):
+    """A tuple, not a dataclass: a walk makes 20,000 of them."""
+
     signature: str  # size, times, inode and mode: equal when the file is unchanged
     size: int
     mode: int
@@ -41,6 +52,8 @@ def scan(workspace: Path, hidden: Callable[[Path], bool] = lambda path: False) -
             entries = list(os.scandir(folder))
         except OSError:
             continue
+        if len(found) + len(entries) > MAX_ENTRIES:
+            raise TooLarge(workspace)
         for entry in entries:
             name = f"{rel}{entry.name}"
             if (entry.name == ".git" and not rel) or hidden(Path(entry.path)):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
 import shutil
 import time
@@ -52,14 +53,27 @@ class Store:
     def object_path(self, digest: str) -> Path:
         return self.root / "objects" / digest[:2] / digest[2:]
 
-    def put(self, data: bytes) -> str:
-        """Keeps ``data``; its hash."""
+    def put(self, data: bytes, *, durable: bool = True) -> str:
+        """Keeps ``data``; its hash. Not ``durable``, it is on disk only after ``sync``
+        (one sync for a snapshot's many files, not one each)."""
         digest = digest_of(data)
         path = self.object_path(digest)
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, data, 0o600)
+            write_atomic(path, data, 0o600, durable=durable)
         return digest
+
+    def sync(self) -> None:
+        """Everything written to the store's file system is on disk (``syncfs``)."""
+        import ctypes  # only once a snapshot copied files
+
+        handle = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            syncfs = getattr(ctypes.CDLL(None, use_errno=True), "syncfs", None)
+            if syncfs is None or syncfs(handle) != 0:
+                os.sync()
+        finally:
+            os.close(handle)
 
     def get(self, digest: str) -> bytes:
         """The contents kept as ``digest``; ``ConfigError`` when gone or damaged."""
