@@ -260,6 +260,36 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
 
 
 @cli.command()
+@click.option(
+    "--session", "session_id", metavar="ID", help="Undo in this session (default: the latest here)."
+)
+@click.option(
+    "--turns",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Undo this many turns.",
+)
+@click.option("--list", "listing", is_flag=True, help="List the turns and the files each changed.")
+@click.option("--force", is_flag=True, help="Restore even files changed since by something else.")
+@click.option("--redo", "again", is_flag=True, help="Take back the last undo.")
+def undo(session_id: str | None, turns: int, listing: bool, force: bool, again: bool) -> int:
+    """Revert the files the last prompt's turn changed (of this folder's latest session)."""
+    from nehanda.cli.undo_command import listed, run_undo
+
+    workspace = Path.cwd().resolve()
+    try:
+        if listing:
+            click.echo(listed(workspace, session_id))
+        else:
+            click.echo(run_undo(workspace, session_id, turns=turns, force=force, again=again))
+    except ConfigError as exc:
+        show_error(str(exc))
+        return 1
+    return 0
+
+
+@cli.command()
 def providers() -> int:
     """List the configured providers (never their keys)."""
     from nehanda.cli.doctor import describe_providers

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 from nehanda import __version__
 from nehanda.agents.runner import Subagents
 from nehanda.agents.toolset import WithAgents
+from nehanda.checkpoints.recorder import Recorder
+from nehanda.checkpoints.setup import session_recorder
 from nehanda.cli.hook_setup import runnable_hooks, session_hooks
 from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.cli.session_start import SessionOptions, SessionStart, start_session
@@ -127,6 +129,7 @@ class ChatSession:
     agents: WithAgents | None = None  # where its Task calls run
     hooks: SessionHooks | None = None
     notify: NotifyTable = field(default_factory=NotifyTable)
+    checkpoints: Recorder | None = None  # what each prompt changed, for undo
     _logged: int = 0
     # What SessionStart hooks said, for the model with the next prompt.
     _context: list[str] = field(default_factory=list)
@@ -164,6 +167,8 @@ class ChatSession:
         as it is added."""
         kept = self.agent.model
         self.agent.model = model or kept
+        if self.checkpoints is not None:
+            self.checkpoints.start_turn(prompt)
         try:
             with self.gate.for_turn(rules):
                 async for event in self._run(prompt, images):
@@ -404,8 +409,11 @@ def _assembled(
     # Read at each fetch: the gate, made below, is where the rules in force live.
     web = WebAccess(named=lambda: named_hosts((*gate.rules.allow, *gate.rules.ask)))
     definitions, agent_notes = load_definitions(agent_folders(options.workspace, trusted=trusted))
+    session_id = options.resume.id if options.resume else new_session_id()
     context = _tool_context(options, settings, config, rules, sandbox, programs)
+    recorder = session_recorder(settings.checkpoints, session_id, options.workspace, context.hidden)
     context = replace(context, skills=skills, shells=shells, web=web)
+    context = context if recorder is None else replace(context, checkpoint=recorder)
     agents = WithAgents(BuiltinTools(context), definitions, settings.agents.max_parallel)
     gate = _tool_gate(options, settings, rules, mcp, sandbox, agents, window.tokens)
     skills.on_load = gate.skill_loaded
@@ -436,7 +444,6 @@ def _assembled(
             on_learned=lambda tokens: support.remember_window(config, tokens),
         ),
     )
-    session_id = options.resume.id if options.resume else new_session_id()
     transcript = sessions_dir() / f"{session_id}.jsonl"
     log = SessionLog(transcript, masked)
     ready, hook_notes = runnable_hooks(settings, options.workspace)
@@ -458,6 +465,7 @@ def _assembled(
     chat.mode_reason = mode_reason(options, decision)
     chat.shells = shells
     chat.agents = agents
+    chat.checkpoints = recorder
     chat._logged = len(agent.messages)
     return chat
 

@@ -195,6 +195,19 @@ class NotifyTable(BaseModel):
     command: str | None = None
 
 
+class CheckpointsTable(BaseModel):
+    """``[checkpoints]``: what ``nehanda undo`` keeps. Sessions older than ``keep_days``
+    are dropped, then the oldest while the store is over ``max_size_mb``; a file over
+    ``max_file_mb`` is listed, not copied (undo cannot restore it)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = True
+    keep_days: float = Field(default=30.0, gt=0)
+    max_size_mb: float = Field(default=1024.0, gt=0)
+    max_file_mb: float = Field(default=10.0, gt=0)
+
+
 class SettingsFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -211,6 +224,7 @@ class SettingsFile(BaseModel):
     agents: AgentsTable = Field(default_factory=AgentsTable)
     hooks: HooksTable = Field(default_factory=HooksTable)
     notify: NotifyTable = Field(default_factory=NotifyTable)
+    checkpoints: CheckpointsTable = Field(default_factory=CheckpointsTable)
 
 
 @dataclass(frozen=True)
@@ -273,6 +287,7 @@ class Settings:
     # Where hooks were read from in Claude Code's format, and what was skipped.
     hook_notes: tuple[str, ...] = ()
     notify: NotifyTable = field(default_factory=NotifyTable)
+    checkpoints: CheckpointsTable = field(default_factory=CheckpointsTable)
 
 
 def user_settings_path() -> Path:
@@ -333,6 +348,7 @@ def load_settings(
         hooks=(*hooks, *claude),
         hook_notes=(*hook_notes, *claude_notes),
         notify=parsed.notify,
+        checkpoints=parsed.checkpoints,
     )
 
 

@@ -26,6 +26,7 @@ import pydantic
 from nehanda.config.skills import SkillShelf
 from nehanda.errors import ToolError
 from nehanda.sandbox.programs import Programs
+from nehanda.tools.checkpoint import Checkpoint, NoCheckpoint
 from nehanda.tools.filestate import FileRecord
 from nehanda.tools.paths import Placed, place_in_workspace
 from nehanda.tools.web_access import WebAccess
@@ -55,7 +56,7 @@ class ToolContext:
     ``shells`` holds the session's background shells (``None``:
     Bash runs nothing in the background), ``web`` what WebFetch reaches the web through.
     ``image_bytes`` is the largest image the provider takes: Read downscales a larger one,
-    or refuses it.
+    or refuses it. ``checkpoint`` records what Write, Edit and Bash are about to change.
     """
 
     workspace: Path
@@ -69,6 +70,7 @@ class ToolContext:
     shells: BackgroundShells | None = None
     web: WebAccess = field(default_factory=WebAccess)
     image_bytes: int = 20 * 1024 * 1024  # the largest image the provider takes
+    checkpoint: Checkpoint = field(default_factory=NoCheckpoint)
 
     def resolve_walk(self, raw: str, *, tool: str, action: str) -> Path:
         """Like ``resolve``, and a ``ToolError`` for a hidden place to walk from."""

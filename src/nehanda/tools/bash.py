@@ -109,9 +109,11 @@ async def run_command(args: BashArgs, context: ToolContext) -> str:
     if args.run_in_background:
         return await _in_background(args.command, context)
     before = watched.snapshot(context.workspace)
+    context.checkpoint.before_command()
     try:
         text, ending, process, limit = await _run(args, context)
     finally:
+        context.checkpoint.after_command()
         changed = watched.changes(before, watched.snapshot(context.workspace))
     if changed:
         text += "\n\n" + watched.note(changed)

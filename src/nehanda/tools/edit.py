@@ -60,7 +60,7 @@ class EditArgs(BaseModel):
 async def edit_file(args: EditArgs, context: ToolContext) -> str:
     shown = args.file_path
     placed = context.place(shown, tool=NAME, action="edited")
-    with current_file(placed, tool=NAME, shown=shown) as current:
+    with current_file(placed, tool=NAME, shown=shown, checkpoint=context.checkpoint) as current:
         mode = regular_mode(current.info, shown, NAME)
         if mode is None:
             raise ToolError(NAME, f"File not found: {shown}. Use Write to create a new file.")

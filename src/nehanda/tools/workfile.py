@@ -21,6 +21,7 @@ from pathlib import Path
 from nehanda.errors import ToolError
 from nehanda.fs import replace_at
 from nehanda.tools.beneath import SymlinkMet, open_beneath, open_entry, open_folder, race_refusal
+from nehanda.tools.checkpoint import Checkpoint, NoCheckpoint
 from nehanda.tools.paths import Placed
 
 # Opening never waits (a FIFO) nor takes a terminal; reading a regular file is unaffected.
@@ -39,22 +40,32 @@ class Current:
     folder: int | None
     info: os.stat_result | None
     data: bytes
+    checkpoint: Checkpoint
 
     def replace(self, data: bytes, mode: int) -> os.stat_result:
         """Make ``data`` its contents, with ``mode``, making missing folders first;
-        the new file's status."""
+        the new file's status. The checkpoint records the old contents first."""
+        old = None if self.info is None else self.data
+        self.checkpoint.before_write(
+            self.placed.path, old, 0 if self.info is None else self.info.st_mode
+        )
         try:
             if self.folder is None:
                 self.folder = open_folder(self.placed, create=True)
-            return replace_at(self.folder, self.placed.path.name, data, mode)
+            written = replace_at(self.folder, self.placed.path.name, data, mode)
         except SymlinkMet:
             raise race_refusal(self.tool, self.shown) from None
+        self.checkpoint.after_write(self.placed.path, data, written.st_mode)
+        return written
 
 
 @contextmanager
-def current_file(placed: Placed, *, tool: str, shown: str) -> Iterator[Current]:
-    """The file at ``placed`` as it is now, its folder held open until the block ends."""
-    current = Current(placed, tool, shown, None, None, b"")
+def current_file(
+    placed: Placed, *, tool: str, shown: str, checkpoint: Checkpoint | None = None
+) -> Iterator[Current]:
+    """The file at ``placed`` as it is now, its folder held open until the block ends;
+    ``checkpoint`` records it before it is replaced."""
+    current = Current(placed, tool, shown, None, None, b"", checkpoint or NoCheckpoint())
     try:
         _read_current(current)
         yield current

@@ -50,7 +50,9 @@ class WriteArgs(BaseModel):
 
 async def write_file(args: WriteArgs, context: ToolContext) -> str:
     placed = context.place(args.file_path, tool=NAME, action="written")
-    with current_file(placed, tool=NAME, shown=args.file_path) as current:
+    with current_file(
+        placed, tool=NAME, shown=args.file_path, checkpoint=context.checkpoint
+    ) as current:
         mode = regular_mode(current.info, args.file_path, NAME)
         context.files.check_unchanged(placed.path, current.info, tool=NAME, shown=args.file_path)
         data = _encode(args, _decoded(current.data)[1])
