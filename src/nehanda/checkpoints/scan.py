@@ -24,7 +24,7 @@ from nehanda.tools.ignore import IgnoreChain, is_ignored, load_ignore_file
 IGNORED_FOLDER = "an ignored folder"
 # Past this many entries a workspace is a home folder or a disk, not a project: Bash's
 # snapshot is given up for the session rather than copying it all.
-MAX_ENTRIES = 200_000
+MAX_ENTRIES = 50_000
 
 
 class TooLarge(Exception):
@@ -55,14 +55,16 @@ def scan(workspace: Path, hidden: Callable[[Path], bool] = lambda path: False) -
         if len(found) + len(entries) > MAX_ENTRIES:
             raise TooLarge(workspace)
         for entry in entries:
-            name = f"{rel}{entry.name}"
-            if (entry.name == ".git" and not rel) or hidden(Path(entry.path)):
+            if entry.name == ".git" and not rel:
                 continue
             try:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
             is_dir = stat.S_ISDIR(info.st_mode)
+            if is_dir and hidden(Path(entry.path)):
+                continue
+            name = f"{rel}{entry.name}"
             ignored = chain and is_ignored(chain, entry.path, is_dir)
             if is_dir and not ignored:
                 stack.append((entry.path, name + "/", chain))
