@@ -127,15 +127,14 @@ class ToolCallScanner:
         return self._grammar.call_closers, self._grammar.call_openers
 
     def feed(self, delta: str) -> list[StreamEvent]:
-        lines = self._lines
         if (
             self._fast
             and delta
             and not self._buf
-            and not self._trig.starts.search(delta)
-            and not (lines and ("\n" in delta or self._line_start0) and lines.may_hold(delta))
+            and not self._trig.may.search(delta)
+            and not (self._line_start0 and self._trig.lead.match(delta))
         ):
-            # The common case, kept short: prose with no "[", "<" or backtick at all.
+            # The common case, kept short: prose that can hold no word (``triggers.may``).
             last = self._prev0 = delta[-1]
             if last in _BLANKS:
                 self._remember(delta, len(delta))
