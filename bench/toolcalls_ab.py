@@ -168,13 +168,19 @@ def _rows() -> dict[str, Callable[[], list[object]]]:
     from nehanda.toolcalls.scanner import ToolCallScanner
 
     def stream(text: str) -> list[object]:
+        # Only the text is kept (strings, which the garbage collector never visits),
+        # as a consumer that passes the events on keeps none of them.
         scanner = ToolCallScanner(KNOWN)
-        out = []
-        for i in range(0, len(text), DELTA):
-            out += scanner.feed(text[i : i + DELTA])
-        out += scanner.finish()
-        shown = "".join(e.text for e in out if isinstance(e, TextDelta))
-        return [shown == text, sum(not isinstance(e, TextDelta) for e in out)]
+        shown: list[str] = []
+        others = 0
+        for i in range(0, len(text) + DELTA, DELTA):
+            events = scanner.feed(text[i : i + DELTA]) if i < len(text) else scanner.finish()
+            for event in events:
+                if isinstance(event, TextDelta):
+                    shown.append(event.text)
+                else:
+                    others += 1
+        return ["".join(shown) == text, others]
 
     def whole(text: str) -> list[object]:
         parsed = parse_tool_calls(text, KNOWN)

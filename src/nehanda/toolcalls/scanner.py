@@ -54,7 +54,7 @@ from nehanda.events import (
 from nehanda.toolcalls.blocks import REJECTED, RUNNING, Block
 from nehanda.toolcalls.dialects import BARE, FENCE, FENCE_MARK, LINE, Dialect
 from nehanda.toolcalls.family import Section
-from nehanda.toolcalls.inline_code import inline_code_end
+from nehanda.toolcalls.inline_code import LIMIT, inline_code_end, partner
 from nehanda.toolcalls.ledger import INITIAL, OUTSIDE, REASONING, CallLedger
 from nehanda.toolcalls.line_openers import LineStart
 from nehanda.toolcalls.prelude import REJECT, STRONG_GATE, WEAK_GATE, fence_lang, fence_start, gate
@@ -68,6 +68,7 @@ _SPACE = re.compile(r"\s*")
 # A character no prelude token, value or partial literal can start with (see prelude).
 _NO_PRELUDE = re.compile(r"[^\s<`\[{\w]|\[[^AC{\s]")
 _NO_NAME = re.compile(r"[<>\n]")  # "<function=" must be followed by a name
+_TICKS = re.compile(r"`+")
 
 
 @functools.cache
@@ -116,6 +117,9 @@ class ToolCallScanner:
         self._cut_used = False
         self._decode_spent = 0
         self._trig = self._plain
+        # Inline code whose run has gone out as prose: its ticks and what is left of its
+        # window (see _in_code).
+        self._code: tuple[str, int] | None = None
         self._fast = not self._bare_possible()
 
     @property
@@ -157,7 +161,10 @@ class ToolCallScanner:
             return []
         self._buf = buf
         self._fed += len(buf)
-        self._run(final=False)
+        if self._code is None:
+            self._run(final=False)
+        else:
+            self._in_code(final=False)
         return self._drain()
 
     def finish(self) -> list[StreamEvent]:
@@ -165,7 +172,10 @@ class ToolCallScanner:
             return []
         self._finished = True
         self._fast = False
-        self._run(final=True)
+        if self._code is None:
+            self._run(final=True)
+        else:
+            self._in_code(final=True)
         if self._block is not None:  # every phase settles at the end; this is a safety net
             self._close_block(self._block)
         if self._ctx == INITIAL:
@@ -210,10 +220,16 @@ class ToolCallScanner:
             pos = self._prose(buf, pos, final)
             if self._block is None:
                 break
+        self._settle(buf, pos, final)
+
+    def _settle(self, buf: str, pos: int, final: bool) -> None:
+        """Keep the text from ``pos`` for the next chunk, and choose how to read it."""
         self._remember(buf, pos)
         self._buf = buf[pos:]
         self._trig = self._triggers()
-        self._fast = self._block is None and not self._bare_possible() and not final
+        self._fast = (
+            self._block is None and self._code is None and not self._bare_possible() and not final
+        )
 
     def _remember(self, buf: str, pos: int) -> None:
         """Keep what the next chunk needs to know about the text before it."""
@@ -265,7 +281,7 @@ class ToolCallScanner:
             if new is None:
                 return cut  # what follows the word must arrive before it is decided
             pos = new
-            if self._block is not None:
+            if self._block is not None or self._code is not None:
                 return pos
         return pos
 
@@ -416,12 +432,51 @@ class ToolCallScanner:
         return end
 
     def _inline_code(self, buf: str, i: int, final: bool) -> int | None:
-        """A backtick run mid-line: what inline code holds is a mention (``inline_code``)."""
+        """A backtick run mid-line: what inline code holds is a mention (``inline_code``).
+
+        While its partner has not come, the run goes out as prose and the span is
+        followed by ``_in_code``, rather than held whole.
+        """
         end = inline_code_end(buf, i, final=final, before=self._prev0)
-        if end is None:
-            return None
-        self._text(buf[i:end])
-        return end
+        if end is not None:
+            self._text(buf[i:end])
+            return end
+        run = _TICKS.match(buf, i).end()  # type: ignore[union-attr]
+        if run == len(buf):
+            return None  # the run itself may grow
+        self._text(buf[i:run])
+        self._code = (buf[i:run], LIMIT)
+        return run
+
+    def _in_code(self, final: bool) -> None:
+        """The text after an open inline code run: prose whatever the span turns out to be.
+
+        It goes out up to the first place where a word may begin (``triggers.may``, every
+        backtick included), which waits until the span closes (its words are mentions)
+        or proves literal (they are read as ever: all of the held text is scanned again).
+        """
+        buf = self._buf
+        ticks, left = self._code  # type: ignore[misc]
+        found = partner(buf, 0, ticks, left, final=final)
+        if found is None:
+            m = self._plain.may.search(buf)
+            keep = len(buf) if m is None else m.start()
+            self._text(buf[:keep])
+            self._remember(buf, keep)
+            self._buf, self._code = buf[keep:], (ticks, left - keep)
+            return
+        self._code = None
+        closed, end = found
+        if not closed:
+            self._run(final)
+        elif self._plain.may.search(buf, end):
+            self._text(buf[:end])
+            self._remember(buf, end)
+            self._buf = buf[end:]
+            self._run(final)
+        else:  # the span's end, and prose that can hold no word
+            self._text(buf)
+            self._settle(buf, len(buf), final)
 
     def _line_opener(self, buf: str, pos: int, i: int) -> tuple[int, Dialect] | None:
         """A line opener word (``functools``) right before the ``[`` found at ``i``."""
