@@ -35,6 +35,20 @@ def inline_code_end(text: str, at: int, *, final: bool = True, before: str = "")
     return end if closed else run
 
 
+def open_span(text: str, before: str = "") -> tuple[str, int] | None:
+    """The run left waiting for its partner at the end of ``text``, and what is left of
+    its window; None if every run is decided. No run may end ``text``.
+    """
+    pos = 0
+    while (j := text.find("`", pos)) >= 0:
+        end = inline_code_end(text, j, final=False, before=before)
+        if end is None:
+            run = _TICKS.match(text, j).end()  # type: ignore[union-attr]
+            return text[j:run], LIMIT - (len(text) - run)
+        pos = end
+    return None
+
+
 def partner(
     text: str, start: int, ticks: str, limit: int, *, final: bool
 ) -> tuple[bool, int] | None:

@@ -54,7 +54,7 @@ from nehanda.events import (
 from nehanda.toolcalls.blocks import REJECTED, RUNNING, Block
 from nehanda.toolcalls.dialects import BARE, FENCE, FENCE_MARK, LINE, Dialect
 from nehanda.toolcalls.family import Section
-from nehanda.toolcalls.inline_code import LIMIT, inline_code_end, partner
+from nehanda.toolcalls.inline_code import LIMIT, inline_code_end, open_span, partner
 from nehanda.toolcalls.ledger import INITIAL, OUTSIDE, REASONING, CallLedger
 from nehanda.toolcalls.line_openers import LineStart
 from nehanda.toolcalls.prelude import REJECT, STRONG_GATE, WEAK_GATE, fence_lang, fence_start, gate
@@ -150,32 +150,38 @@ class ToolCallScanner:
                 self._mark_content()
             return [TextDelta(delta)]
         buf = self._buf + delta if self._buf else delta
-        if self._fast and buf:
-            triggers = self._trig
-            if not self._finder(triggers).search(buf) and self._held(buf, 0, triggers) == len(buf):
-                self._buf = ""
-                self._text(buf)
-                self._remember(buf, len(buf))
-                return self._drain()
+        if self._fast and buf and self._prose_only(buf):
+            self._buf = ""
+            return self._drain()
         if self._finished or not delta:
             return []
         self._buf = buf
         self._fed += len(buf)
-        if self._code is None:
-            self._run(final=False)
-        else:
-            self._in_code(final=False)
+        self._scan(final=False)
         return self._drain()
+
+    def _prose_only(self, buf: str) -> bool:
+        """Let ``buf`` go as prose if it holds no word but inline code's backtick runs.
+
+        Such runs only open or close inline code (``inline_code.open_span``).
+        """
+        triggers = self._trig
+        if triggers.may_beyond_code.search(buf) or (self._line_start0 and triggers.lead.match(buf)):
+            if self._finder(triggers).search(buf) or self._held(buf, 0, triggers) < len(buf):
+                return False
+        elif TICK in buf and TICK in triggers.words:
+            self._code = open_span(buf, self._prev0)
+            self._fast = self._code is None
+        self._text(buf)
+        self._remember(buf, len(buf))
+        return True
 
     def finish(self) -> list[StreamEvent]:
         if self._finished:
             return []
         self._finished = True
         self._fast = False
-        if self._code is None:
-            self._run(final=True)
-        else:
-            self._in_code(final=True)
+        self._scan(final=True)
         if self._block is not None:  # every phase settles at the end; this is a safety net
             self._close_block(self._block)
         if self._ctx == INITIAL:
@@ -201,6 +207,11 @@ class ToolCallScanner:
         self._out.append(event)
 
     # -- the loop ------------------------------------------------------------
+
+    def _scan(self, final: bool) -> None:
+        """Read the text held: prose and blocks, and inline code whose partner is awaited."""
+        if self._code is None or self._in_code(final):
+            self._run(final)
 
     def _run(self, final: bool) -> None:
         buf, pos = self._buf, 0
@@ -445,38 +456,44 @@ class ToolCallScanner:
         if run == len(buf):
             return None  # the run itself may grow
         self._text(buf[i:run])
-        self._code = (buf[i:run], LIMIT)
-        return run
+        return self._code_prose(buf, run, buf[i:run], LIMIT)
 
-    def _in_code(self, final: bool) -> None:
+    def _code_prose(self, buf: str, start: int, ticks: str, left: int) -> int:
+        """Let the text of open inline code go, up to where a word may begin; where that is."""
+        m = self._plain.may.search(buf, start)
+        keep = len(buf) if m is None else m.start()
+        self._text(buf[start:keep])
+        self._code = (ticks, left - (keep - start))
+        return keep
+
+    def _in_code(self, final: bool) -> bool:
         """The text after an open inline code run: prose whatever the span turns out to be.
 
         It goes out up to the first place where a word may begin (``triggers.may``, every
         backtick included), which waits until the span closes (its words are mentions)
         or proves literal (they are read as ever: all of the held text is scanned again).
+        True when the span is decided and text is left to scan.
         """
         buf = self._buf
         ticks, left = self._code  # type: ignore[misc]
         found = partner(buf, 0, ticks, left, final=final)
         if found is None:
-            m = self._plain.may.search(buf)
-            keep = len(buf) if m is None else m.start()
-            self._text(buf[:keep])
+            keep = self._code_prose(buf, 0, ticks, left)
             self._remember(buf, keep)
-            self._buf, self._code = buf[keep:], (ticks, left - keep)
-            return
+            self._buf = buf[keep:]
+            return False
         self._code = None
         closed, end = found
         if not closed:
-            self._run(final)
-        elif self._plain.may.search(buf, end):
+            return True
+        if self._plain.may.search(buf, end):
             self._text(buf[:end])
             self._remember(buf, end)
             self._buf = buf[end:]
-            self._run(final)
-        else:  # the span's end, and prose that can hold no word
-            self._text(buf)
-            self._settle(buf, len(buf), final)
+            return True
+        self._text(buf)  # the span's end, and prose that can hold no word
+        self._settle(buf, len(buf), final)
+        return False
 
     def _line_opener(self, buf: str, pos: int, i: int) -> tuple[int, Dialect] | None:
         """A line opener word (``functools``) right before the ``[`` found at ``i``."""

@@ -111,6 +111,7 @@ class TriggerSet:
     at: re.Pattern[str]
     starts: re.Pattern[str]
     may: re.Pattern[str]
+    may_beyond_code: re.Pattern[str]  # ``may`` but for a lone backtick (inline code)
     lead: re.Pattern[str]
     prefixes: frozenset[str]
     longest: int
@@ -221,6 +222,7 @@ def trigger_set(
         re.compile(_alternation(frozen, line_openers)),
         re.compile("[" + re.escape(chars) + "]"),
         re.compile(candidate_pattern(frozen, line_openers)),
+        re.compile(candidate_pattern(frozen - {"`"}, line_openers)),
         re.compile(lead_pattern(frozen, line_openers)),
         frozenset(w[:i] for w in frozen for i in range(1, len(w))),
         max(len(w) for w in frozen),
