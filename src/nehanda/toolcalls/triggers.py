@@ -141,8 +141,10 @@ class Finder:
     it is, on a short text).
 
     It remembers, for the text it last searched, where each start character next
-    occurs, so that walking one text from left to right finds each character once.
-    One finder serves one reader at a time (a scanner owns its own).
+    occurs (found by what all of its words start with, ``TriggerSet.leads``), so that
+    walking one text from left to right finds each once. After ``_MISSES`` places that
+    start no word the text is dense, and the regex searches the next ``_WINDOW``
+    characters. One finder serves one reader at a time (a scanner owns its own).
     """
 
     __slots__ = ("_buf", "_from", "_next", "triggers")
