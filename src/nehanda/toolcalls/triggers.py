@@ -77,7 +77,7 @@ def _prefixes(words: frozenset[str]) -> str:
 
 # After this many misses in a row the text is dense with start characters (code):
 # the regex then searches on at C speed.
-_MISSES = 16
+_MISSES = 4
 # Below this many characters one regex search costs less than the finder's set-up
 # (measured: about 12 ns a character against 7 µs).
 _SHORT = 512
@@ -162,6 +162,7 @@ class Finder:
         if buf is not self._buf or pos < self._from:
             self._buf, self._from = buf, pos
             self._next = dict.fromkeys(self.triggers.chars, -2)
+        window = _WINDOW
         while True:
             i = self._walk(buf, pos)
             if i < 0:
@@ -169,13 +170,14 @@ class Finder:
             m = at.match(buf, i)
             if m is not None:
                 return m
-            # Dense text: the regex searches a window on. Each place ``_next`` holds
-            # stays true (the first at or after where it was last looked for).
-            end = i + 1 + _WINDOW
+            # Dense text: the regex searches a window on, wider each time it stays
+            # dense. Each place ``_next`` holds stays true (the first at or after
+            # where it was last looked for).
+            end = i + 1 + window
             m = at.search(buf, i + 1, end + self.triggers.longest)
             if m is not None and m.start() < end:
                 return m
-            pos = end
+            pos, window = end, window * 4
 
     def _walk(self, buf: str, pos: int) -> int:
         """The first start character at or after ``pos`` where a word is, -1 if none;
