@@ -11,6 +11,10 @@ is a dependency already). Prints six tables:
 5. whole text as a multiple of ``str.find`` (prose, code-like, call first);
 6. one row per dialect family (see ``toolcalls_dialects.py``).
 
+``python bench/toolcalls.py --ab BASE`` prints instead the CPU of this tree's scanner
+against another checkout's on 1 MB of prose, markdown, bracket-rich text and code
+fences (see ``toolcalls_ab.py``).
+
 Peers follow the common recipe: a regex extracts ``[TOOL_CALL](.*?)[/TOOL_CALL]``
 blocks, then ``json.loads``, ``json_repair.loads`` or ``jiter.from_json`` (partial
 mode) reads each block. Streaming peers do what such code does on each delta:
@@ -21,6 +25,7 @@ shown as "(est. N s)", extrapolated from its own fitted exponent.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import math
@@ -28,9 +33,11 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import json_repair
+from toolcalls_ab import compare
 from toolcalls_dialects import table_families, table_find_ratio
 
 from nehanda.toolcalls.parse import parse_tool_calls
@@ -386,6 +393,15 @@ def table_correctness() -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="nehanda's rescue parser against its peers")
+    parser.add_argument(
+        "--ab", type=Path, metavar="BASE", help="only CPU side by side with another tree"
+    )
+    parser.add_argument("--rounds", type=int, default=5, help="runs of each row in each tree")
+    args = parser.parse_args()
+    if args.ab is not None:
+        compare(args.ab, args.rounds)
+        return
     print(f"python {sys.version.split()[0]}, jiter {jiter.__version__}")
     table_complete()
     table_streaming()

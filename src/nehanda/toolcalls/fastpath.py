@@ -24,17 +24,19 @@ from nehanda.toolcalls.prelude import WEAK_GATE
 from nehanda.toolcalls.registry import FULL, LINE_STARTS, TICK, grammar
 from nehanda.toolcalls.schema_echo import is_schema_echo
 from nehanda.toolcalls.shapes import calls_in
-from nehanda.toolcalls.triggers import Finder
+from nehanda.toolcalls.triggers import Finder, trigger_set
 from nehanda.types import ToolUse, new_call_id
 
 _CLOSERS = {TOOL_CALL.opener: TOOL_CALL.closers[0], HERMES.opener: HERMES.closers[0]}
 _SPACE = re.compile(r"\s*")
 _LEADING_VALUE = re.compile(r"\s*(?:\{|\[\s*[{\]\"\d-]|\[\s*\Z)")
-_TRIGGERS = grammar(FULL).plain
 _STARTS = grammar(FULL).starts
 _OPENING = grammar(FULL).opening
 _LINES = grammar(FULL).lines
 _LINE_OPENERS = tuple(_LINES.dialects) if _LINES is not None else ()
+# Backticks are looked at only around a word: spans end with their line, so the
+# backtick runs of a word's own line say whether it is in inline code (_past_code).
+_TRIGGERS = trigger_set(grammar(FULL).plain.words - {TICK}, frozenset(_LINE_OPENERS))
 _DECODE = DECODER.raw_decode
 
 
@@ -48,19 +50,22 @@ def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str]
         return [], text
     calls: list[ToolUse] = []
     parts: list[str] = []
-    pos = 0
+    pos = code = 0  # inline code is known up to ``code``
     while m is not None:
         start = m.start()
+        code = _past_code(text, start, code)
+        if code > start:
+            m = find(text, code)
+            continue
         word = m.group()
         if word in LINE_STARTS:
             if _line_value(text, start) or _after_line_opener(text, start):
                 return None
             m = find(text, start + 1)
             continue
-        if word == TICK or (word == FENCE_MARK and not _at_line_start(text, start)):
-            end = inline_code_end(text, start)
-            assert end is not None  # the whole text is here: always decided
-            m = find(text, end)
+        if word == FENCE_MARK and not _at_line_start(text, start):
+            code = _code_end(text, start)
+            m = find(text, code)
             continue
         closer = _CLOSERS.get(word)
         if closer is None or (start and text[start - 1] == "`"):
@@ -76,10 +81,29 @@ def parse_simple(text: str, known: Collection[str]) -> tuple[list[ToolUse], str]
         if not text.startswith(closer, end) or not _add_calls(value, known, calls):
             return None
         parts.append(text[pos:start])
-        pos = end + len(closer)
+        pos = code = end + len(closer)
         m = find(text, pos)
     parts.append(text[pos:])
     return calls, "".join(parts)
+
+
+def _past_code(text: str, at: int, known: int) -> int:
+    """Where the inline code holding ``at`` ends (``at`` if none does).
+
+    Read from ``known`` (no span open there) or from ``at``'s line start, if later.
+    """
+    i = max(known, text.rfind("\n", known, at) + 1)
+    while (j := text.find(TICK, i, at)) >= 0:
+        i = _code_end(text, j)
+        if i > at:
+            return i
+    return at
+
+
+def _code_end(text: str, at: int) -> int:
+    end = inline_code_end(text, at)
+    assert end is not None  # the whole text is here: always decided
+    return end
 
 
 def _starts_a_form(text: str) -> bool:

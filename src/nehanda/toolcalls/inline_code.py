@@ -13,7 +13,7 @@ import re
 
 _TICKS = re.compile(r"`+")
 _TICK_OR_LINE_END = re.compile(r"`+|\n")
-_LIMIT = 500
+LIMIT = 500
 _MAX_TICKS = 16
 
 
@@ -28,13 +28,43 @@ def inline_code_end(text: str, at: int, *, final: bool = True, before: str = "")
         return run
     if run == len(text) and not final:
         return None
-    ticks = text[at:run]
-    limit = min(len(text), run + _LIMIT)
-    for m in _TICK_OR_LINE_END.finditer(text, run, limit):
+    found = partner(text, run, text[at:run], run + LIMIT, final=final)
+    if found is None:
+        return None
+    closed, end = found
+    return end if closed else run
+
+
+def open_span(text: str, before: str = "") -> tuple[str, int] | None:
+    """The run left waiting for its partner at the end of ``text``, and what is left of
+    its window; None if every run is decided. No run may end ``text``.
+    """
+    pos = 0
+    while (j := text.find("`", pos)) >= 0:
+        end = inline_code_end(text, j, final=False, before=before)
+        if end is None:
+            run = _TICKS.match(text, j).end()  # type: ignore[union-attr]
+            return text[j:run], LIMIT - (len(text) - run)
+        pos = end
+    return None
+
+
+def partner(
+    text: str, start: int, ticks: str, limit: int, *, final: bool
+) -> tuple[bool, int] | None:
+    """Whether the span that ``ticks`` opened before ``start`` closes in ``text``.
+
+    ``(True, end)``: its partner run ends at ``end``; ``(False, at)``: a line end or the
+    end of its window (``limit``) comes first, at ``at``, and the run was literal. None
+    while the text so far cannot tell. A scanner that has let the text before ``start``
+    go asks again with what follows.
+    """
+    stop = min(len(text), limit)
+    for m in _TICK_OR_LINE_END.finditer(text, start, stop):
         if m.group() == "\n":
-            return run
+            return False, m.start()
         if m.group() == ticks and (m.end() < len(text) or final):
-            return m.end()
-    if not final and limit == len(text):
+            return True, m.end()
+    if not final and stop == len(text):
         return None  # the line goes on past this chunk
-    return run
+    return False, stop

@@ -29,7 +29,6 @@ class LineOpeners:
         self.chars = frozenset("".join(prefixes))
         self._firsts = sorted({w[0] for w in dialects})
         self._prefix_end = re.compile(f"(?:{alternation})\\Z")
-        self._tail = re.compile(f"(?:^|\\n)[ \\t]*(?:{alternation})\\Z")
 
     def before(
         self, buf: str, pos: int, i: int, line_start: LineStart
@@ -54,7 +53,3 @@ class LineOpeners:
         if m is None or not line_start(buf, m.start()):
             return keep
         return m.start()
-
-    def may_hold(self, delta: str) -> bool:
-        """A cheap, generous test: whether ``delta``, at a line start, ends like ``held``."""
-        return self._tail.search(delta) is not None

@@ -54,7 +54,7 @@ from nehanda.events import (
 from nehanda.toolcalls.blocks import REJECTED, RUNNING, Block
 from nehanda.toolcalls.dialects import BARE, FENCE, FENCE_MARK, LINE, Dialect
 from nehanda.toolcalls.family import Section
-from nehanda.toolcalls.inline_code import inline_code_end
+from nehanda.toolcalls.inline_code import LIMIT, inline_code_end, open_span, partner
 from nehanda.toolcalls.ledger import INITIAL, OUTSIDE, REASONING, CallLedger
 from nehanda.toolcalls.line_openers import LineStart
 from nehanda.toolcalls.prelude import REJECT, STRONG_GATE, WEAK_GATE, fence_lang, fence_start, gate
@@ -68,6 +68,7 @@ _SPACE = re.compile(r"\s*")
 # A character no prelude token, value or partial literal can start with (see prelude).
 _NO_PRELUDE = re.compile(r"[^\s<`\[{\w]|\[[^AC{\s]")
 _NO_NAME = re.compile(r"[<>\n]")  # "<function=" must be followed by a name
+_TICKS = re.compile(r"`+")
 
 
 @functools.cache
@@ -116,6 +117,9 @@ class ToolCallScanner:
         self._cut_used = False
         self._decode_spent = 0
         self._trig = self._plain
+        # Inline code whose run has gone out as prose: its ticks and what is left of its
+        # window (see _in_code).
+        self._code: tuple[str, int] | None = None
         self._fast = not self._bare_possible()
 
     @property
@@ -127,15 +131,14 @@ class ToolCallScanner:
         return self._grammar.call_closers, self._grammar.call_openers
 
     def feed(self, delta: str) -> list[StreamEvent]:
-        lines = self._lines
         if (
             self._fast
             and delta
             and not self._buf
-            and not self._trig.starts.search(delta)
-            and not (lines and ("\n" in delta or self._line_start0) and lines.may_hold(delta))
+            and not self._trig.may.search(delta)
+            and not (self._line_start0 and self._trig.lead.match(delta))
         ):
-            # The common case, kept short: prose with no "[", "<" or backtick at all.
+            # The common case, kept short: prose that can hold no word (``triggers.may``).
             last = self._prev0 = delta[-1]
             if last in _BLANKS:
                 self._remember(delta, len(delta))
@@ -147,26 +150,38 @@ class ToolCallScanner:
                 self._mark_content()
             return [TextDelta(delta)]
         buf = self._buf + delta if self._buf else delta
-        if self._fast and buf:
-            triggers = self._trig
-            if not self._finder(triggers).search(buf) and self._held(buf, 0, triggers) == len(buf):
-                self._buf = ""
-                self._text(buf)
-                self._remember(buf, len(buf))
-                return self._drain()
+        if self._fast and buf and self._prose_only(buf):
+            self._buf = ""
+            return self._drain()
         if self._finished or not delta:
             return []
         self._buf = buf
         self._fed += len(buf)
-        self._run(final=False)
+        self._scan(final=False)
         return self._drain()
+
+    def _prose_only(self, buf: str) -> bool:
+        """Let ``buf`` go as prose if it holds no word but inline code's backtick runs.
+
+        Such runs only open or close inline code (``inline_code.open_span``).
+        """
+        triggers = self._trig
+        if triggers.may_beyond_code.search(buf) or (self._line_start0 and triggers.lead.match(buf)):
+            if self._finder(triggers).search(buf) or self._held(buf, 0, triggers) < len(buf):
+                return False
+        elif TICK in buf and TICK in triggers.words:
+            self._code = open_span(buf, self._prev0)
+            self._fast = self._code is None
+        self._text(buf)
+        self._remember(buf, len(buf))
+        return True
 
     def finish(self) -> list[StreamEvent]:
         if self._finished:
             return []
         self._finished = True
         self._fast = False
-        self._run(final=True)
+        self._scan(final=True)
         if self._block is not None:  # every phase settles at the end; this is a safety net
             self._close_block(self._block)
         if self._ctx == INITIAL:
@@ -193,6 +208,11 @@ class ToolCallScanner:
 
     # -- the loop ------------------------------------------------------------
 
+    def _scan(self, final: bool) -> None:
+        """Read the text held: prose and blocks, and inline code whose partner is awaited."""
+        if self._code is None or self._in_code(final):
+            self._run(final)
+
     def _run(self, final: bool) -> None:
         buf, pos = self._buf, 0
         while True:
@@ -211,10 +231,16 @@ class ToolCallScanner:
             pos = self._prose(buf, pos, final)
             if self._block is None:
                 break
+        self._settle(buf, pos, final)
+
+    def _settle(self, buf: str, pos: int, final: bool) -> None:
+        """Keep the text from ``pos`` for the next chunk, and choose how to read it."""
         self._remember(buf, pos)
         self._buf = buf[pos:]
         self._trig = self._triggers()
-        self._fast = self._block is None and not self._bare_possible() and not final
+        self._fast = (
+            self._block is None and self._code is None and not self._bare_possible() and not final
+        )
 
     def _remember(self, buf: str, pos: int) -> None:
         """Keep what the next chunk needs to know about the text before it."""
@@ -266,7 +292,7 @@ class ToolCallScanner:
             if new is None:
                 return cut  # what follows the word must arrive before it is decided
             pos = new
-            if self._block is not None:
+            if self._block is not None or self._code is not None:
                 return pos
         return pos
 
@@ -417,12 +443,57 @@ class ToolCallScanner:
         return end
 
     def _inline_code(self, buf: str, i: int, final: bool) -> int | None:
-        """A backtick run mid-line: what inline code holds is a mention (``inline_code``)."""
+        """A backtick run mid-line: what inline code holds is a mention (``inline_code``).
+
+        While its partner has not come, the run goes out as prose and the span is
+        followed by ``_in_code``, rather than held whole.
+        """
         end = inline_code_end(buf, i, final=final, before=self._prev0)
-        if end is None:
-            return None
-        self._text(buf[i:end])
-        return end
+        if end is not None:
+            self._text(buf[i:end])
+            return end
+        run = _TICKS.match(buf, i).end()  # type: ignore[union-attr]
+        if run == len(buf):
+            return None  # the run itself may grow
+        self._text(buf[i:run])
+        return self._code_prose(buf, run, buf[i:run], LIMIT)
+
+    def _code_prose(self, buf: str, start: int, ticks: str, left: int) -> int:
+        """Let the text of open inline code go, up to where a word may begin; where that is."""
+        m = self._plain.may.search(buf, start)
+        keep = len(buf) if m is None else m.start()
+        self._text(buf[start:keep])
+        self._code = (ticks, left - (keep - start))
+        return keep
+
+    def _in_code(self, final: bool) -> bool:
+        """The text after an open inline code run: prose whatever the span turns out to be.
+
+        It goes out up to the first place where a word may begin (``triggers.may``, every
+        backtick included), which waits until the span closes (its words are mentions)
+        or proves literal (they are read as ever: all of the held text is scanned again).
+        True when the span is decided and text is left to scan.
+        """
+        buf = self._buf
+        ticks, left = self._code  # type: ignore[misc]
+        found = partner(buf, 0, ticks, left, final=final)
+        if found is None:
+            keep = self._code_prose(buf, 0, ticks, left)
+            self._remember(buf, keep)
+            self._buf = buf[keep:]
+            return False
+        self._code = None
+        closed, end = found
+        if not closed:
+            return True
+        if self._plain.may.search(buf, end):
+            self._text(buf[:end])
+            self._remember(buf, end)
+            self._buf = buf[end:]
+            return True
+        self._text(buf)  # the span's end, and prose that can hold no word
+        self._settle(buf, len(buf), final)
+        return False
 
     def _line_opener(self, buf: str, pos: int, i: int) -> tuple[int, Dialect] | None:
         """A line opener word (``functools``) right before the ``[`` found at ``i``."""
