@@ -1,0 +1,36 @@
+"""Ctrl-C at the approval prompt: the call never started, so the model hears it was not
+run (never that it "was interrupted", which would leave it unsure what happened)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pexpect
+
+from cli.test_approval_e2e import COMPLETIONS, PROMPT, bash_call
+from repl_process import spawn_repl
+from scripted_server import ScriptedServer
+
+
+def test_ctrl_c_at_the_approval_prompt_tells_the_model_the_call_was_not_run(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.stream(bash_call("touch marker.txt")).stream("e2e_vllm_answer.sse")
+    child = spawn_repl(server.base_url, tmp_path, columns=200)
+    try:
+        child.expect_exact(PROMPT)
+        child.send("make a marker\r")
+        child.expect_exact("t = no, and tell the model what to do instead")
+        child.sendintr()
+        child.expect_exact(PROMPT)
+        child.send("go on\r")
+        child.expect_exact("pip install widget")
+        child.expect_exact(PROMPT)
+        messages = server.received(COMPLETIONS)[-1].body["messages"]
+        (result,) = [m["content"] for m in messages if m["role"] == "tool"]
+        assert result == "Not run: the user interrupted before it started."
+        assert not (tmp_path / "marker.txt").exists()
+        child.send("/exit\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
