@@ -34,3 +34,27 @@ def test_ctrl_c_at_the_approval_prompt_tells_the_model_the_call_was_not_run(
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+
+
+def test_ctrl_d_at_the_approval_prompt_is_a_no_said_as_one_and_the_session_goes_on(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.stream(bash_call("touch marker.txt")).stream("e2e_vllm_answer.sse")
+    server.stream("e2e_vllm_answer.sse")
+    child = spawn_repl(server.base_url, tmp_path, columns=200)
+    try:
+        child.expect_exact(PROMPT)
+        child.send("make a marker\r")
+        child.expect_exact("t = no, and tell the model what to do instead")
+        child.send("\x04")
+        child.expect_exact("no (Ctrl-D answers no here; at the prompt it leaves)")
+        child.expect_exact("you said no")
+        child.expect_exact(PROMPT)
+        assert not (tmp_path / "marker.txt").exists()
+        child.send("still here?\r")  # the session went on
+        child.expect_exact("pip install widget")
+        child.expect_exact(PROMPT)
+        child.send("/exit\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
