@@ -58,3 +58,19 @@ def test_ctrl_d_at_the_approval_prompt_is_a_no_said_as_one_and_the_session_goes_
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+
+
+def test_a_running_turn_says_esc_interrupts_it(server: ScriptedServer, tmp_path: Path) -> None:
+    server.stream("e2e_vllm_answer.sse", held=server.released)
+    child = spawn_repl(server.base_url, tmp_path, columns=200)
+    try:
+        child.expect_exact(PROMPT)
+        child.send("hello\r")
+        child.expect_exact("Shift-Tab to change · Esc to interrupt")
+        server.released.set()
+        child.expect_exact("pip install widget")
+        child.expect_exact(PROMPT)
+        child.send("/exit\r")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
