@@ -137,6 +137,7 @@ class ScreenApprover:
                 noting = NotingApprover(self.inner, self.renderer.diffs)
                 return await noting.ask(call, decision)
         finally:
+            self.renderer.restart_activity()  # the spinner counts the tool's run, not the question
             self.renderer.resume()
 
 

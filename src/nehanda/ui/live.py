@@ -173,6 +173,11 @@ class LiveRenderer:
             )
             self._live.start(refresh=True)
 
+    def restart_activity(self) -> None:
+        """The activity's seconds count from now: a call's run starts once it is approved."""
+        if self.activity is not None:
+            self._set_activity(self.activity[0])
+
     def note(self, message: str, label: str = "note", style: str = "yellow") -> None:
         self._settle()
         line = Text(f"{label}: ", style=style)
