@@ -222,9 +222,16 @@ class LiveRenderer:
             if piece.new and self._blocks_shown:
                 self.console.print()
             if isinstance(piece, Block):
-                self.console.print(_Lines(markdown(piece.text)))
+                rendered = _Lines(markdown(piece.text))
             else:
-                self.console.print(_Lines(self.code.piece(piece, self.console)))
+                rendered = _Lines(self.code.piece(piece, self.console))
+            if self.console.is_terminal:
+                self.console.print(rendered)
+            else:  # a pipe gets the text, without the blanks padding a code block's rows
+                with self.console.capture() as captured:
+                    self.console.print(rendered)
+                rows = captured.get().splitlines()
+                self.console.file.write("".join(f"{row.rstrip()}\n" for row in rows))
         self._blocks_shown += 1
 
     def _drawing(self) -> AbstractContextManager[object]:
