@@ -93,7 +93,7 @@ try:
     main.main(["run", "hi", "--provider", "vllm", "--base-url", url, "--model", "q"])
 except SystemExit:
     pass
-print(json.dumps([sent[0], *seen[1:]]))
+print(json.dumps([sent[0], *seen[1:], sorted(k for k, v in sys.modules.items() if v is not None)]))
 """
 
 
@@ -114,7 +114,7 @@ def test_a_run_sends_its_first_request_before_loading_the_engine(tmp_path: Path)
         env=env,
         stdin=subprocess.DEVNULL,
     ).stdout
-    probe, loaded_while_asked, chat = json.loads(out.splitlines()[-1])
+    probe, loaded_while_asked, chat, _ = json.loads(out.splitlines()[-1])
     assert loaded_while_asked, "the session waited for the window before loading the rest"
     later = ("engine.loop", "tools", "permissions", "sandbox", "ui", "cli.session")
     within = [(f"nehanda.{m}", f"nehanda.{m}.") for m in later]
@@ -126,6 +126,30 @@ def test_a_run_sends_its_first_request_before_loading_the_engine(tmp_path: Path)
     assert "nehanda.providers.discovery" not in chat
     # Asking and saving rules matter only where someone can be asked.
     assert "nehanda.ui.approval" not in chat and "nehanda.config.writer" not in chat
+
+
+def test_a_run_whose_answer_is_prose_never_loads_the_rescue_parser_nor_trio(
+    tmp_path: Path,
+) -> None:
+    """A native reply is read for leaked calls, but prose with no sign of one is passed
+    on without the parser; httpcore never imports trio (installed here) for asyncio."""
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env |= {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = subprocess.run(
+        [sys.executable, "-c", _FIRST_REQUEST],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    ).stdout
+    assert out.startswith("ok\n")  # the answer, read through the leak watch
+    *_, ended = json.loads(out.splitlines()[-1])
+    assert "nehanda.providers.leak_watch" in ended and "httpcore" in ended
+    assert [name for name in ended if name.startswith("nehanda.toolcalls.scanner")] == []
+    assert "nehanda.providers.leaks" not in ended
+    assert [name for name in ended if name.split(".")[0] == "trio"] == []
 
 
 def test_every_name_in_all_imports() -> None:

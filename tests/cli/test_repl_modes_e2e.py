@@ -82,7 +82,8 @@ def wait_screen(child: pexpect.spawn, *texts: str) -> str:
     deadline = time.monotonic() + GUARD
     while True:
         with_output = screen(child).rstrip()
-        drawn = with_output.splitlines()[-1].endswith(("Shift-Tab to change", "Esc cancels"))
+        last = with_output.splitlines()[-1]
+        drawn = last.endswith(("Shift-Tab to change", "Esc to interrupt", "Esc cancels"))
         if drawn and all(text in with_output for text in texts):
             return with_output
         assert time.monotonic() < deadline, f"never shown: {texts}\n{with_output}"

@@ -36,6 +36,13 @@ def offered(command: str) -> str | None:
         ("uv sync", "Bash(uv sync:*)"),
         ("pytest -x tests/test_a.py", "Bash(pytest:*)"),
         ("pytest tests/*.py", "Bash(pytest:*)"),
+        ("python3 -m pytest -q tests", "Bash(python3 -m pytest:*)"),
+        ("python -m mypy src", "Bash(python -m mypy:*)"),
+        ("python3.11 -m pytest", "Bash(python3.11 -m pytest:*)"),
+        ("python3 -m http.server", None),
+        ("python3 -m pip install x", None),
+        ("python3 -c 'import pytest'", None),
+        ("python3 -X dev -m pytest", None),
         ("npx jest tests", "Bash(npx jest:*)"),
         ("npx jest --watch", "Bash(npx jest:*)"),  # after the package: jest's own options
         ("npx --yes jest", None),  # npx's options may change what it runs
@@ -110,7 +117,16 @@ def test_the_question_offers_the_prefix_beside_the_exact_rule(tmp_path: Path) ->
 
 
 _TOOL_WORDS = st.sampled_from(
-    ["git status", "git log", "npm run test", "uv run pytest", "pytest", "cargo build", "make all"]
+    [
+        "git status",
+        "git log",
+        "npm run test",
+        "uv run pytest",
+        "pytest",
+        "python3 -m pytest",
+        "cargo build",
+        "make all",
+    ]
 )
 _MORE = st.lists(st.sampled_from(["-x", "--ci", "tests", "a.py", "--", "-n", "5"]), max_size=4)
 _RISKY = st.sampled_from(["> out", "; rm -rf ~", "$(rm x)", "| sh", "`id`", "&& curl x"])
@@ -132,3 +148,21 @@ def test_an_offered_prefix_allows_its_command_and_nothing_with_a_risk(
     )
     worse = ToolUse("c", "Bash", {"command": f"{command} {risky}"})
     assert not isinstance(decide(checked(worse), rules, workspace), Allow)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -m pytest --basetemp=src",
+        "python3 -m pytest -p evil_plugin",
+        "python3 -m pytest_evil",
+        "python3 -m pytest && rm -rf ~",
+        "python3 -c 'import os' -m pytest",
+    ],
+)
+def test_the_python_m_pytest_prefix_allows_no_option_that_writes_or_runs(command: str) -> None:
+    rules = PermissionRules.parse(allow=["Bash(python3 -m pytest:*)"])
+    use = ToolUse("c", "Bash", {"command": command})
+    assert not isinstance(decide(checked(use), rules, Path("/nonexistent/ws")), Allow)
+    plain = ToolUse("c", "Bash", {"command": "python3 -m pytest -q tests"})
+    assert isinstance(decide(checked(plain), rules, Path("/nonexistent/ws")), Allow)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from nehanda import __version__
+from nehanda.cli import collector
 from nehanda.cli.error_text import show_error
 from nehanda.cli.help_text import PROMPT_KEY, Nehanda
 from nehanda.config.permission_modes import MODES, PERMISSION_MODES, Mode
@@ -585,8 +586,19 @@ _NO_PYDANTIC_PLUGINS.get_plugins = _no_plugins  # type: ignore[attr-defined]
 
 
 def main(argv: list[str] | None = None) -> None:
+    collector.hold()
+    try:
+        _main(argv)
+    finally:
+        collector.exiting()
+
+
+def _main(argv: list[str] | None) -> None:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     sys.modules.setdefault("pydantic.plugin._loader", _NO_PYDANTIC_PLUGINS)
+    # httpcore imports trio where it is installed, for a trio event loop nehanda never
+    # runs (asyncio only): some 300 ms at the first request. Absent, it imports none.
+    sys.modules.setdefault("trio", None)  # type: ignore[arg-type]
     from nehanda.config.environ import capture_startup_environ
     from nehanda.secret_env import seal
 

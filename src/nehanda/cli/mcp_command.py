@@ -49,8 +49,9 @@ def describe_running(start: McpStart) -> str:
             [tool for tool in servers.tools if tool.server == connection.name] if servers else []
         )
         cost = spec_tokens(tool.spec for tool in tools)
+        counted = f"{len(tools)} tool{'' if len(tools) == 1 else 's'}"
         lines.append(
-            f"{connection.name}: {connection.state}, {len(tools)} tools, ~{cost} tokens of schemas"
+            f"{connection.name}: {connection.state}, {counted}, ~{cost} tokens of schemas"
             + (f" ({connection.failure})" if connection.failure else "")
         )
         lines += [

@@ -137,6 +137,7 @@ class ScreenApprover:
                 noting = NotingApprover(self.inner, self.renderer.diffs)
                 return await noting.ask(call, decision)
         finally:
+            self.renderer.restart_activity()  # the spinner counts the tool's run, not the question
             self.renderer.resume()
 
 
@@ -340,9 +341,10 @@ class Repl:
         return mode_line(self.chat.gate.rules.mode)
 
     def _footer(self) -> list[tuple[str, str]]:
-        """Under a running turn: the prompts queued, the line being typed, the mode."""
+        """Under a running turn: the prompts queued, the line being typed, the mode, and
+        the key that stops the turn."""
         rows = self.keys.typed.rows(PROMPT, self.renderer.console.width) if self.keys else []
-        return [*rows, (self.mode_line(), "dim")]
+        return [*rows, (f"{self.mode_line()} · Esc to interrupt", "dim")]
 
     def cycle_mode(self) -> None:
         """Shift-Tab: the next mode of the cycle (never yolo), shown under the prompt."""

@@ -187,7 +187,8 @@ class SlashCommands:
 
     async def _cmd_tools(self) -> None:
         gate = self.repl.chat.gate
-        self.repl.renderer.say(describe_tools(gate.specs, gate.rules, self.repl.options.workspace))
+        workspace = self.repl.options.workspace
+        self.repl.renderer.say(describe_tools(gate.specs, gate.rules, workspace, gate.confinement))
 
     async def _cmd_permissions(self, word: str | None = None, name: str = "") -> None:
         gate, renderer = self.repl.chat.gate, self.repl.renderer

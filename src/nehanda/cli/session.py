@@ -28,6 +28,7 @@ from nehanda.agents.runner import Subagents
 from nehanda.agents.toolset import WithAgents
 from nehanda.checkpoints.recorder import Recorder
 from nehanda.checkpoints.setup import session_recorder
+from nehanda.cli import collector
 from nehanda.cli.hook_setup import runnable_hooks, session_hooks
 from nehanda.cli.mcp_setup import McpStart, start_mcp, with_mcp
 from nehanda.cli.session_start import SessionOptions, SessionStart, start_session
@@ -372,12 +373,14 @@ async def open_session(
         await start.abandon()
         raise
     try:
-        return _assembled(options, start, rules, mcp, await start.capabilities())
+        chat = _assembled(options, start, rules, mcp, await start.capabilities())
     except BaseException:
         await start.provider.aclose()
         if started_mcp and mcp.servers is not None:
             await mcp.servers.stop()
         raise
+    collector.settled()
+    return chat
 
 
 def _assembled(

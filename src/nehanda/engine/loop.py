@@ -209,9 +209,11 @@ class Agent:
                         yield event
         finally:
             # Interrupted or not, every call gets its result, so the transcript stays
-            # valid for the next request.
+            # valid for the next request; one that never began (its approval was being
+            # asked) was not run, and the model must not think it may have been.
             parts: list[Part] = [
-                results.get(index) or interrupted(use) for index, (use, _) in enumerate(calls)
+                results.get(index) or not_run(use, "the user interrupted before it started")
+                for index, (use, _) in enumerate(calls)
             ]
             if note:
                 parts.append(TextPart(note))
@@ -230,10 +232,15 @@ class Agent:
     ) -> ToolExecuted:
         tool_use, checked = call
         clock = Stopwatch()
+
+        def begun() -> None:
+            clock.start()
+            results[index] = interrupted(tool_use)  # until its own result replaces it
+
         if isinstance(checked, ToolResult):
             ran, facts = checked, UNKNOWN_TOOL
         else:
-            ran, facts = await self.toolset.run(checked, clock.start), checked.facts
+            ran, facts = await self.toolset.run(checked, begun), checked.facts
         results[index] = ran
         return ToolExecuted(tool_use, ran, clock.seconds, facts)
 

@@ -269,11 +269,11 @@ class ToolGate:
 
     def _decide(self, checked: CheckedCall) -> Decision:
         """The decision on ``checked``; raises what the file system raises as it changes."""
-        held = self._confinement(checked)
+        held = self.confinement(checked)
         decision = decide(checked, self.in_force, self.workspace, held, self._edited.unseen())
         return self._outside_sandbox(checked, self._unconfined(checked, decision))
 
-    def _confinement(self, checked: CheckedCall) -> Confinement:
+    def confinement(self, checked: CheckedCall) -> Confinement:
         """What ``decide`` must know of the sandbox for a command (nothing for a file tool)."""
         facts, box = checked.facts, self.sandbox
         if facts.command_argument is None:

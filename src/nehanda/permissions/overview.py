@@ -11,11 +11,12 @@ renderers in ``ui/`` load no rule engine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from nehanda.config.permission_modes import PERMISSION_MODES
 from nehanda.permissions.decision import PermissionRules, decide
+from nehanda.permissions.harmless import UNCONFINED, Confinement
 from nehanda.types import CheckedCall, ToolFacts, ToolSpec, ToolUse
 from nehanda.verdicts import Allow, Ask, Decision
 
@@ -24,12 +25,21 @@ EXAMPLE_FILE = "nehanda-example.txt"
 EXAMPLE_OUTSIDE = Path("/nehanda-example-elsewhere/file.txt")
 EXAMPLE_COMMAND = "nehanda-example-command"
 EXAMPLE_URL = "https://nehanda-example.invalid/"
+# A command that only reads, inside the workspace: it may run unasked where the sandbox holds it.
+EXAMPLE_READ = "ls"
+Held = Callable[[CheckedCall], Confinement]
 
 
-def describe_tools(specs: Iterable[ToolSpec], rules: PermissionRules, workspace: Path) -> str:
+def describe_tools(
+    specs: Iterable[ToolSpec],
+    rules: PermissionRules,
+    workspace: Path,
+    held: Held = lambda _: UNCONFINED,
+) -> str:
+    """``held``: what holds a command besides the rules (the gate's ``confinement``)."""
     lines = [f"Tools the model can call (permission mode {rules.mode}):"]
     for spec in specs:
-        lines.append(f"  {spec.name:<6} {_verdicts(spec, rules, workspace)}")
+        lines.append(f"  {spec.name:<6} {_verdicts(spec, rules, workspace, held)}")
         lines += [f"         {kind} {text}" for kind, text in _rules_for(spec, rules)]
     lines.append(
         "Changes to .git/, .nehanda/ and shell or editor settings files ask even where "
@@ -55,11 +65,16 @@ def describe_permissions(rules: PermissionRules, sandbox: Sequence[tuple[str, st
     return "\n".join(lines)
 
 
-def _verdicts(spec: ToolSpec, rules: PermissionRules, workspace: Path) -> str:
+def _verdicts(spec: ToolSpec, rules: PermissionRules, workspace: Path, held: Held) -> str:
     name, facts = spec.name, spec.facts
     if facts.command_argument is not None:
         call = _call(name, facts, {facts.command_argument: EXAMPLE_COMMAND})
-        return f"commands no rule names: {_word(decide(call, rules, workspace))}"
+        said = f"commands no rule names: {_word(decide(call, rules, workspace, held(call)))}"
+        reads = _call(name, facts, {facts.command_argument: EXAMPLE_READ})
+        reading = _word(decide(reads, rules, workspace, held(reads)))
+        if reading != _word(decide(call, rules, workspace, held(call))):
+            said += f"; those that only read in the workspace (ls, cat, grep…): {reading}"
+        return said
     if facts.url_argument is not None:
         call = _call(name, facts, {facts.url_argument: EXAMPLE_URL})
         return f"hosts no rule names: {_word(decide(call, rules, workspace))}"

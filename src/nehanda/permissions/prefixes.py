@@ -1,23 +1,25 @@
 """The prefix rule answering "always" may add for one simple command: ``prefix_rule``.
 
 As Claude Code does, the prefix is the command's name and, for tools built of
-subcommands, the subcommand: ``git status --short`` gives ``Bash(git status:*)``,
-``npm run test -- --ci`` gives ``Bash(npm run test:*)``, ``pytest -x tests`` gives
-``Bash(pytest:*)``. A runner's program counts as a subcommand only when it is a known
-development tool (``uv run pytest``), since ``uv run python:*`` would run any code.
+subcommands, the subcommand: ``git status --short`` gives ``Bash(git status:*)``, ``npm
+run test -- --ci`` gives ``Bash(npm run test:*)``, ``pytest -x tests`` gives
+``Bash(pytest:*)``, ``python3 -m pytest -q`` gives ``Bash(python3 -m pytest:*)``. A
+runner's program counts as a subcommand only when it is a known development tool (``uv
+run pytest``), since ``uv run python:*`` would run any code.
 
 None is offered for anything else: a command the table does not know (``rm``, ``curl``,
-a wrapper such as ``sudo``, ``env``, ``xargs`` or ``sh -c``, an interpreter), a command
-with risks or one the analyser cannot judge, git with its own options before the
-subcommand, subcommands that change what a tool runs (``git config``), run whatever they
-are given (``docker run``, ``kubectl exec``, ``go run``, ``npm x``, ``bun x``), fetch a
-package and run it (``npm init foo``) or install programs onto ``PATH`` (``cargo
-install``, ``go install``), or a prefix word the shell would expand. For a subcommand
-that is a group (``git stash``, ``uv pip``, every ``gh`` one) the prefix takes the action
-too: ``Bash(git stash list:*)``, never ``git stash:*``, which would cover ``git stash
-drop``. A prefix rule never allows a command with risks (options that write or run,
-``permissions.options``: ``pytest --basetemp=src``, ``cargo test --config …``, ``make
-SHELL=…``), whatever it names; see ``decision``.
+a wrapper such as ``sudo``, ``env``, ``xargs`` or ``sh -c``, an interpreter but for
+``-m`` and a known development tool), a command with risks or one the analyser cannot
+judge, git with its own options before the subcommand, subcommands that change what a
+tool runs (``git config``), run whatever they are given (``docker run``, ``kubectl
+exec``, ``go run``, ``npm x``, ``bun x``), fetch a package and run it (``npm init foo``)
+or install programs onto ``PATH`` (``cargo install``, ``go install``), or a prefix word
+the shell would expand. For a subcommand that is a group (``git stash``, ``uv pip``,
+every ``gh`` one) the prefix takes the action too: ``Bash(git stash list:*)``, never
+``git stash:*``, which would cover ``git stash drop``. A prefix rule never allows a
+command with risks (options that write or run, ``permissions.options``: ``pytest
+--basetemp=src``, ``cargo test --config …``, ``make SHELL=…``), whatever it names; see
+``decision``.
 """
 
 from __future__ import annotations
@@ -71,6 +73,9 @@ _GROUPS |= {("rustup", "toolchain"), ("rustup", "component")}
 # Actions of a group that run whatever they are given.
 _NEVER_ACTIONS = _names("run exec foreach")
 _PLAIN_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]*")
+# An interpreter runs a dev tool's module (``python3 -m pytest``): the prefix takes both,
+# and the module's options are judged by its own table (``permissions.options``).
+_PYTHON = re.compile(r"python(?:3(?:\.\d+)?)?")
 
 
 def prefix_rule(tool: str, part: SimpleCommand) -> str | None:
@@ -97,6 +102,8 @@ def _prefix(part: SimpleCommand) -> tuple[str, ...] | None:
     name = words[0]
     if name in _DEV_TOOLS:
         return (name,)
+    if _PYTHON.fullmatch(name) and len(words) > 2 and words[1] == "-m":
+        return words[:3] if words[2] in _DEV_TOOLS else None
     if name == "npx":
         return words[:2] if len(words) > 1 and words[1] in _DEV_TOOLS else None
     if name not in _SUBCOMMANDS or len(words) < 2 or not _PLAIN_WORD.fullmatch(words[1]):

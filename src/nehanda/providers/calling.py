@@ -9,7 +9,8 @@ that streams a conversation (the engine now, ``nehanda serve`` later):
   ``RescueProvider``;
 - the fallback: a native request the provider refuses (``ToolsUnsupportedError``)
   before any answer arrived is asked again in rescue mode, after ``ModeSwitched``;
-- leak recovery: in native mode, the text goes through ``providers.leaks.LeakedCalls``,
+- leak recovery: in native mode, the text goes through ``providers.leaks.LeakedCalls``
+  (loaded by ``providers.leak_watch.LeakWatch`` only for text that may hold a call),
   so that call markup the server passed on as prose is never shown, and the complete
   calls in it become calls (``ToolUseEnd`` events, then ``LeakedCallsRecovered``) before
   ``MessageEnd`` when the server gave none of its own;
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     # Only choose_mode's callers need these, and settings bring pydantic with them; the
     # rescue path loads the parser, which native mode does without.
     from nehanda.config.settings import ProviderConfig
-    from nehanda.providers.leaks import LeakedCalls
+    from nehanda.providers.leak_watch import LeakWatch
     from nehanda.providers.rescue import RescueProvider
     from nehanda.providers.tool_support import ToolSupportCache
 
@@ -150,12 +151,12 @@ class ToolCalling(Wrapper):
             async for event in self.inner.stream(request):
                 yield event
             return
-        leaks: LeakedCalls | None = None
+        leaks: LeakWatch | None = None
         async for event in self.inner.stream(request):
-            if leaks is None:  # the parser loads while the server answers, not before it
-                from nehanda.providers.leaks import LeakedCalls
+            if leaks is None:  # loaded while the server answers; the parser, only if needed
+                from nehanda.providers.leak_watch import LeakWatch
 
-                leaks = LeakedCalls(request.tools)
+                leaks = LeakWatch(request.tools)
             for out in leaks.handle(event):
                 yield out
 

@@ -20,6 +20,11 @@ import re
 from dataclasses import dataclass
 
 START_CHARS = "[<`{=>"
+# The words a message-start form opens with where it may hold none of START_CHARS
+# (Harmony's stripped output, "analysisWe need…"); every other form has one of them
+# before its call ends (functionary's ``NAME\n{``, Gemma's ``call:NAME{``). A reply
+# with neither may skip the scanner (``providers.leak_watch``).
+BARE_LEADS = ("analysis", "assistant", "commentary")
 # One-character words that only start a line's JSON value.
 LINE_WORDS = "{["
 # What directly follows a line opener word (``functools[``): the word is found there.

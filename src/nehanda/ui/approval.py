@@ -129,7 +129,9 @@ class TerminalApprover:
         if key == "t":
             return await self._no_with_words()
         if key in ("n", "\x1b", "\x04", ""):
-            self.output.write("no\n")
+            # Ctrl-D leaves the REPL at its prompt; here it is a no, and is said to be.
+            said = "no (Ctrl-D answers no here; at the prompt it leaves)" if key == "\x04" else "no"
+            self.output.write(said + "\n")
             return Answer(run=False, reason=_SAID_NO)
         return None
 

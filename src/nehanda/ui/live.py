@@ -173,6 +173,11 @@ class LiveRenderer:
             )
             self._live.start(refresh=True)
 
+    def restart_activity(self) -> None:
+        """The activity's seconds count from now: a call's run starts once it is approved."""
+        if self.activity is not None:
+            self._set_activity(self.activity[0])
+
     def note(self, message: str, label: str = "note", style: str = "yellow") -> None:
         self._settle()
         line = Text(f"{label}: ", style=style)
@@ -217,9 +222,16 @@ class LiveRenderer:
             if piece.new and self._blocks_shown:
                 self.console.print()
             if isinstance(piece, Block):
-                self.console.print(_Lines(markdown(piece.text)))
+                rendered = _Lines(markdown(piece.text))
             else:
-                self.console.print(_Lines(self.code.piece(piece, self.console)))
+                rendered = _Lines(self.code.piece(piece, self.console))
+            if self.console.is_terminal:
+                self.console.print(rendered)
+            else:  # a pipe gets the text, without the blanks padding a code block's rows
+                with self.console.capture() as captured:
+                    self.console.print(rendered)
+                rows = captured.get().splitlines()
+                self.console.file.write("".join(f"{row.rstrip()}\n" for row in rows))
         self._blocks_shown += 1
 
     def _drawing(self) -> AbstractContextManager[object]:

@@ -38,6 +38,7 @@ from nehanda.toolcalls.family import Body, Family, Section, StartForm, refuse_un
 from nehanda.toolcalls.jsonvalue import CLOSED, ValueScanner
 from nehanda.toolcalls.rawargs import truncated
 from nehanda.toolcalls.shapes import Found
+from nehanda.toolcalls.triggers import BARE_LEADS
 
 SOURCE = (
     "vllm-project/vllm vllm/tool_parsers/openai_tool_parser.py (+ tests/tool_parsers/"
@@ -394,7 +395,7 @@ STRIPPED = StartForm(
     ),
     decode_stripped,
     "ac",
-    refuse_unless_led_by("assistant", "analysis", "commentary"),
+    refuse_unless_led_by(*BARE_LEADS),
 )
 
 REASONING = (
