@@ -3,7 +3,7 @@
 The parser (``providers.leaks.LeakedCalls`` over ``toolcalls``) costs about 100 ms to
 import, and most native replies are prose that holds no call. Every dialect's call has
 one of ``toolcalls.triggers.START_CHARS`` in it, or starts the message with one of its
-``BARE_LEADS``; ``LeakWatch`` looks for those with ``str.find``-speed tests and passes the
+``MESSAGE_LEADS``; ``LeakWatch`` looks for those with ``str.find``-speed tests and passes the
 prose on as it comes. At the first sign of one it loads the parser and hands it the
 whole text so far, dropping from its prose what was already passed on: held back
 meanwhile was every line's last word while it may still open a call (``functools[``,
@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING
 
 from nehanda.events import MessageEnd, StreamEvent, TextDelta, ToolUseEnd, ToolUseStart
-from nehanda.toolcalls.triggers import BARE_LEADS, START_CHARS
+from nehanda.toolcalls.triggers import MESSAGE_LEADS, START_CHARS
 from nehanda.types import ToolSpec
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class LeakWatch:
     def _may_call(self, delta: str) -> bool:
         if any(char in delta for char in START_CHARS):
             return True
-        return not self._sent and self._held.lstrip().startswith(BARE_LEADS)
+        return not self._sent and self._held.lstrip().startswith(MESSAGE_LEADS)
 
     def _settled(self) -> int:
         """Where the held text that may still open a call begins (its end: none)."""

@@ -25,6 +25,9 @@ START_CHARS = "[<`{=>"
 # before its call ends (functionary's ``NAME\n{``, Gemma's ``call:NAME{``). A reply
 # with neither may skip the scanner (``providers.leak_watch``).
 BARE_LEADS = ("analysis", "assistant", "commentary")
+# Where a reply may skip the scanner, these change its prose too: functionary's
+# recipient header ("all\n" before a message to the user) is taken out of the text.
+MESSAGE_LEADS = (*BARE_LEADS, "all\n")
 # One-character words that only start a line's JSON value.
 LINE_WORDS = "{["
 # What directly follows a line opener word (``functools[``): the word is found there.
