@@ -106,7 +106,11 @@ def run_once(options: RunOptions) -> int:
         raise
     if finished.problem and report.json:
         _error_line(finished.problem)
-    return 1 if finished.problem else 0
+    if finished.problem:
+        return 1
+    from nehanda.ui.denials import REFUSED_EXIT_CODE
+
+    return REFUSED_EXIT_CODE if report.output().denials.nothing_ran else 0
 
 
 def report_failure(output_format: str, message: str) -> int:
