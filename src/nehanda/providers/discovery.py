@@ -33,7 +33,9 @@ from nehanda.config.settings import (
 )
 from nehanda.errors import ConfigError
 from nehanda.providers.http import new_client
-from nehanda.providers.http_errors import redact_url
+from nehanda.providers.http_errors import host_not_found, is_html, redact_url
+
+HTML_PAGE = "an HTML page, not an OpenAI-compatible API: is base_url right? it usually ends in /v1"
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,8 @@ async def _server_at(
             "usually ends in /v1 (http://HOST:8000/v1), Ollama's is http://HOST:11434"
         )
     ollama = _is_ollama_tags(tags) or _is_ollama_address(url)
+    if not ollama and models.why == HTML_PAGE:
+        raise NoProviderFound(f"--base-url {redact_url(url)} answered with {HTML_PAGE}")
     listed = tags if ollama else models
     entry = resolve_named_provider(settings, "ollama" if ollama else "vllm", environ)
     names = _model_names(listed.body) if listed.status == 200 else []
@@ -192,14 +196,16 @@ async def _get(
     try:
         async with new_client(url, httpx.Timeout(2.0, connect=timeout)) as client:
             response = await client.get(url, headers=headers)
-    except httpx.ConnectError:
-        return _Answer(None, why="connection refused")
+    except httpx.ConnectError as exc:
+        return _Answer(None, why="host not found" if host_not_found(exc) else "connection refused")
     except httpx.TimeoutException:
         return _Answer(None, why="no answer in time")
     except httpx.UnsupportedProtocol:
         return _Answer(None, why="the URL must start with http:// or https://")
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         return _Answer(None, why=type(exc).__name__)
+    if is_html(response.headers.get("content-type", ""), response.text[:64]):
+        return _Answer(response.status_code, why=HTML_PAGE)
     if response.status_code != 200:
         return _Answer(response.status_code, why=f"HTTP {response.status_code}")
     try:
