@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from collections.abc import Callable
@@ -42,6 +43,12 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
         ),
         click.option("--model", help="Model name to ask for."),
         click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1."),
+        click.option(
+            "--api-key-env",
+            metavar="NAME",
+            help="Send the key held in the environment variable NAME, for this run "
+            "(e.g. --api-key-env OPENAI_API_KEY for a --base-url server).",
+        ),
         click.option(
             "--max-turns",
             type=click.IntRange(min=1),
@@ -248,6 +255,7 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
         options["base_url"],
         options["max_turns"],
         options["force_manual_tools"],
+        api_key_env=_key_variable(options["api_key_env"]),
     )
     return SessionOptions(
         flags=flags,
@@ -257,6 +265,13 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
         resume=resume,
         mode_override=None if options["tool_mode"] in (None, "auto") else options["tool_mode"],
     )
+
+
+def _key_variable(name: str | None) -> str | None:
+    """``--api-key-env NAME``, once NAME is known to hold a key."""
+    if name is not None and not os.environ.get(name):
+        raise click.UsageError(f"--api-key-env {name}: {name} is not set in the environment")
+    return name
 
 
 @cli.command()

@@ -222,6 +222,7 @@ class Flags:
     base_url: str | None = None
     max_turns: int | None = None
     force_manual_tools: bool = False
+    api_key_env: str | None = None  # --api-key-env: the variable holding this run's key
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,7 @@ class Settings:
     providers: dict[str, ProviderEntry] = field(default_factory=dict)
     model: str | None = None
     base_url: str | None = None
+    api_key_env: str | None = None
     force_manual_tools: bool = False
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
     sandbox: SandboxTable = field(default_factory=SandboxTable)
@@ -321,6 +323,7 @@ def load_settings(
         providers=dict(parsed.providers),
         model=flags.model or environ.get("NEHANDA_MODEL") or None,
         base_url=flags.base_url,
+        api_key_env=flags.api_key_env,
         force_manual_tools=flags.force_manual_tools,
         permissions=replace(_merge_permissions(permissions), ignored=ignored_rules),
         sandbox=parsed.sandbox.model_copy(update=paths),
@@ -563,7 +566,7 @@ def _finish(
         type=entry.type,
         base_url=base_url.rstrip("/"),
         model=settings.model or entry.model or profile.default_model,
-        api_key_env=entry.api_key_env or profile.api_key_env,
+        api_key_env=settings.api_key_env or entry.api_key_env or profile.api_key_env,
         force_manual_tools=settings.force_manual_tools or entry.force_manual_tools,
         connect_timeout=entry.connect_timeout,
         read_timeout=entry.read_timeout,

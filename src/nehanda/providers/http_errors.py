@@ -221,10 +221,10 @@ def status_error(
 def key_hint(api_key_env: str | None) -> str:
     """What to do when a server refused a request sent without a key."""
     if api_key_env:
-        return f"set {api_key_env}"
+        return f"set {api_key_env}, or pass --api-key-env NAME naming the variable that holds it"
     return (
-        "the server wants a key: put it in an environment variable and name that "
-        "variable with api_key_env in this provider's settings"
+        "the server wants a key: put it in an environment variable and pass "
+        "--api-key-env NAME for this run, or set api_key_env in this provider's settings"
     )
 
 
