@@ -31,7 +31,7 @@ from nehanda.config.settings import (
     resolve_named_provider,
     user_settings_path,
 )
-from nehanda.errors import ConfigError
+from nehanda.errors import ConfigError, UnknownProviderError
 from nehanda.providers.http import new_client
 from nehanda.providers.http_errors import host_not_found, is_html, redact_url
 
@@ -79,7 +79,12 @@ async def find_provider(
     local_servers: Sequence[LocalServer] = LOCAL_SERVERS,
 ) -> ProviderConfig:
     if settings.default_provider:
-        return resolve_named_provider(settings, settings.default_provider, environ)
+        try:
+            return resolve_named_provider(settings, settings.default_provider, environ)
+        except UnknownProviderError as exc:
+            if settings.default_provider_source is None:
+                raise
+            raise UnknownProviderError(f"{settings.default_provider_source}: {exc}") from None
     if settings.base_url:
         return await _server_at(settings.base_url, settings, environ)
     for key_env, provider_type in KEY_ENV_ORDER:
