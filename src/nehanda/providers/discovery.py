@@ -177,11 +177,28 @@ async def ensure_model(config: ProviderConfig) -> ProviderConfig:
 
 async def list_models(config: ProviderConfig, environ: Mapping[str, str] = os.environ) -> list[str]:
     """The models the provider's server lists; empty when it lists none or cannot say."""
+    names, _ = await server_models(config, environ)
+    return names or []
+
+
+async def server_models(
+    config: ProviderConfig, environ: Mapping[str, str] = os.environ
+) -> tuple[list[str] | None, str]:
+    """The models the provider's server lists, or ``None`` and why it could not say (not
+    answering is not listing none)."""
     profile = profile_for(config.type)
     url = config.base_url + (profile.models_path or "/models")
     key = config.api_key(environ)
     answer = await _get(url, key, config.connect_timeout, profile.api_version)
-    return [] if answer.why else _model_names(answer.body)
+    return (None, answer.why) if answer.why else (_model_names(answer.body), "")
+
+
+def unlisted_model(name: str, listed: list[str] | None, server: str) -> str | None:
+    """What is wrong with asking ``server`` for ``name``, when its list says; pure."""
+    if not listed or name in listed:
+        return None
+    shown = ", ".join(listed[:12]) + (f" and {len(listed) - 12} more" if len(listed) > 12 else "")
+    return f"{server} does not list the model {name!r}; it has: {shown}"
 
 
 @dataclass(frozen=True)
