@@ -108,3 +108,11 @@ def test_api_key_env_sends_that_variables_key_for_one_run(
     unset = nehanda("run", "hi", *given, cwd=tmp_path)
     assert unset.returncode == 2
     assert "--api-key-env MY_SERVER_KEY: MY_SERVER_KEY is not set" in unset.stderr
+
+
+@pytest.mark.parametrize("url", ["not-a-url", "gpu-box:8000/v1", "user:sk-secret@gpu-box/v1"])
+def test_a_base_url_that_is_no_address_is_a_usage_error(url: str, tmp_path: Path) -> None:
+    done = nehanda("run", "hi", "--base-url", url, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--base-url" in done.stderr and "http:// or https://" in done.stderr
+    assert "no model provider answered" not in done.stderr and "sk-secret" not in done.stderr

@@ -33,6 +33,25 @@ VERBOSE_HELP = (
 )
 
 
+def _checked_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """``--base-url`` must be an address: a usage error, not a server that did not answer."""
+    if value is None:
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+        _ = parts.port
+    except ValueError as exc:
+        raise click.BadParameter(f"not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        # The value is not repeated: it may hold a key (user:key@host without a scheme).
+        raise click.BadParameter(
+            "write an http:// or https:// address, e.g. http://127.0.0.1:8000/v1"
+        )
+    return value
+
+
 def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options every conversation takes: which model, how tools run, what to resume."""
     options = [
@@ -42,7 +61,11 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "openai, lmstudio, vllm, ollama, anthropic, nehanda.",
         ),
         click.option("--model", help="Model name to ask for."),
-        click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1."),
+        click.option(
+            "--base-url",
+            callback=_checked_url,
+            help="Server address, e.g. http://127.0.0.1:8000/v1.",
+        ),
         click.option(
             "--api-key-env",
             metavar="NAME",
@@ -312,7 +335,7 @@ EXAM_MODES: dict[str, tuple[ExamMode, ...]] = {
 @cli.command()
 @click.option("--provider", help="A provider name from settings, or a type (default: as run).")
 @click.option("--model", help="Model name to check.")
-@click.option("--base-url", help="Server address to check.")
+@click.option("--base-url", callback=_checked_url, help="Server address to check.")
 @click.option(
     "--exam",
     is_flag=True,
@@ -471,7 +494,9 @@ def hooks_approve(confirmed: bool) -> int:
 @cli.command()
 @click.option("--provider", help="A provider name from settings, or a type (default: as run).")
 @click.option("--model", help="Answer every request with this model (default: the client's).")
-@click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1.")
+@click.option(
+    "--base-url", callback=_checked_url, help="Server address, e.g. http://127.0.0.1:8000/v1."
+)
 @click.option(
     "--force-manual-tools",
     is_flag=True,
