@@ -116,3 +116,14 @@ def test_a_base_url_that_is_no_address_is_a_usage_error(url: str, tmp_path: Path
     assert done.returncode == 2
     assert "--base-url" in done.stderr and "http:// or https://" in done.stderr
     assert "no model provider answered" not in done.stderr and "sk-secret" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [("run", "hi", "--output", "xml"), ("--nosuch",), ("run", "hi", "--base-url", "x")]
+)
+def test_usage_errors_take_nehandas_one_error_form(args: tuple[str, ...], tmp_path: Path) -> None:
+    done = nehanda(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    (line,) = error_lines(done.stderr)
+    assert line.startswith("error: ") and line.endswith("--help)")
+    assert "Error:" not in done.stderr and "Usage:" not in done.stderr

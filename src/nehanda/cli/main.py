@@ -578,6 +578,15 @@ _NO_PYDANTIC_PLUGINS = types.ModuleType("pydantic.plugin._loader")
 _NO_PYDANTIC_PLUGINS.get_plugins = _no_plugins  # type: ignore[attr-defined]
 
 
+def _click_message(exc: click.ClickException) -> str:
+    """click's error as one line, with where to read the usage."""
+    message = exc.format_message()
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        return f"{message} (see {ctx.command_path} --help)"
+    return message
+
+
 def main(argv: list[str] | None = None) -> None:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     sys.modules.setdefault("pydantic.plugin._loader", _NO_PYDANTIC_PLUGINS)
@@ -589,7 +598,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = cli.main(args=argv, prog_name="nehanda", standalone_mode=False)
     except click.ClickException as exc:
-        exc.show()
+        show_error(_click_message(exc))  # one form for every error: nehanda's "error: …"
         sys.exit(exc.exit_code)
     except (click.Abort, KeyboardInterrupt):
         sys.stderr.write("\ninterrupted\n")
