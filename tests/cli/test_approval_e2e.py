@@ -141,7 +141,7 @@ def test_nehanda_run_reads_unasked_only_while_the_sandbox_is_on(
     settings = Path(os.environ["XDG_CONFIG_HOME"]) / "nehanda" / "settings.toml"
     settings.parent.mkdir(parents=True)
     settings.write_text("[sandbox]\nenabled = false\n")
-    assert run_json(server.base_url, "how long is it?", cwd=tmp_path).returncode == 0
+    assert run_json(server.base_url, "how long is it?", cwd=tmp_path).returncode == 3
     (result,) = tool_results(server)
     assert result.startswith("Permission denied: Bash was not run because it needs the user's")
 
@@ -149,6 +149,6 @@ def test_nehanda_run_reads_unasked_only_while_the_sandbox_is_on(
     (tmp_path / "up").symlink_to(tmp_path.parent)
     server.stream(bash_call("cat up/secret")).stream("e2e_vllm_answer.sse")
     done = run_json(server.base_url, "x", cwd=tmp_path)
-    assert done.returncode == 0
+    assert done.returncode == 3
     (result,) = tool_results(server)
     assert result.startswith("Permission denied") and "cat up/secret" in result

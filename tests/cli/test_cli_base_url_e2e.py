@@ -84,8 +84,36 @@ def test_llamacpp_answering_ollamas_path_too_is_openai_compatible(
     server.route("GET", "/api/tags", models).route("GET", "/models", models)
     server.stream("e2e_vllm_answer.sse")
     result = run("--base-url", server.root_url, cwd=tmp_path)
-    assert (result["provider"], result["model"]) == ("OpenAI-compatible", "Qwen3-8B-Q4_K_M.gguf")
+    # Named as it names itself (owned_by "llamacpp"), not by the profile it is spoken to with.
+    assert (result["provider"], result["model"]) == ("llama.cpp", "Qwen3-8B-Q4_K_M.gguf")
     assert len(server.received("/chat/completions")) == 1
+
+
+@pytest.mark.parametrize(
+    ("models", "headers", "named"),
+    [
+        (fixture_body("vllm_models.json"), JSON, "vLLM"),
+        (json.dumps(MODELS).encode(), {**JSON, "Server": "uvicorn"}, "OpenAI-compatible"),
+        (json.dumps(MODELS).encode(), {**JSON, "Server": "llama.cpp"}, "llama.cpp"),
+    ],
+)
+def test_a_server_is_named_by_what_it_says_it_is(
+    server: ScriptedServer, tmp_path: Path, models: bytes, headers: dict[str, str], named: str
+) -> None:
+    serve_openai(server, Reply(200, models, headers))
+    result = run("--base-url", server.base_url, cwd=tmp_path)
+    assert result["provider"] == named
+
+
+def test_a_generic_server_on_vllms_port_is_not_called_vllm(server: ScriptedServer) -> None:
+    from dataclasses import replace
+
+    from nehanda.providers.discovery import LOCAL_SERVERS
+
+    server.route("GET", "/v1/models", Reply(200, json.dumps(MODELS).encode(), JSON))
+    vllm = next(local for local in LOCAL_SERVERS if local.label == "vLLM")
+    config = asyncio.run(find_provider(Settings(), {}, (replace(vllm, base_url=server.base_url),)))
+    assert (config.name, config.type, config.model) == ("OpenAI-compatible", "vllm", "local-qwen")
 
 
 def test_nothing_answering_names_the_url(tmp_path: Path, unused_port: int) -> None:

@@ -83,3 +83,47 @@ def test_own_base_url_without_a_key_works_when_the_server_needs_none(
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Install it with `pip install widget`.\n"
+
+
+def test_a_401_from_a_base_url_server_offers_api_key_env(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.error(401, "openai_error_invalid_key.json")
+    done = nehanda("run", "hi", "--base-url", server.base_url, "--model", "q", cwd=tmp_path)
+    assert done.returncode == 1
+    (line,) = error_lines(done.stderr)
+    assert "401" in line and "--api-key-env NAME" in line
+
+
+def test_api_key_env_sends_that_variables_key_for_one_run(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.stream("e2e_vllm_answer.sse")
+    given = ("--base-url", server.base_url, "--model", "q", "--api-key-env", "MY_SERVER_KEY")
+    done = nehanda("run", "hi", *given, cwd=tmp_path, env={"MY_SERVER_KEY": "sk-for-this-run"})
+    assert done.returncode == 0, done.stderr
+    (sent,) = server.received("/v1/chat/completions")
+    assert sent.headers["authorization"] == "Bearer sk-for-this-run"
+
+    unset = nehanda("run", "hi", *given, cwd=tmp_path)
+    assert unset.returncode == 2
+    assert "--api-key-env MY_SERVER_KEY: MY_SERVER_KEY is not set" in unset.stderr
+
+
+@pytest.mark.parametrize("url", ["not-a-url", "gpu-box:8000/v1", "user:sk-secret@gpu-box/v1"])
+def test_a_base_url_that_is_no_address_is_a_usage_error(url: str, tmp_path: Path) -> None:
+    done = nehanda("run", "hi", "--base-url", url, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--base-url" in done.stderr and "http:// or https://" in done.stderr
+    assert "no model provider answered" not in done.stderr and "sk-secret" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [("run", "hi", "--output", "xml"), ("--nosuch",), ("run", "hi", "--base-url", "x")]
+)
+def test_usage_errors_take_nehandas_one_error_form(args: tuple[str, ...], tmp_path: Path) -> None:
+    done = nehanda(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    (line,) = error_lines(done.stderr)
+    assert line.startswith("error: ") and line.endswith("--help)")
+    assert "Error:" not in done.stderr and "Usage:" not in done.stderr

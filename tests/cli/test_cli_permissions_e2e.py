@@ -26,16 +26,18 @@ def script_bash_then_answer(server: HTTPServer) -> None:
         )
 
 
-def run(server: HTTPServer, workspace: Path, *extra: str) -> Any:
+def run(
+    server: HTTPServer, workspace: Path, *extra: str, output: str = "json", code: int = 0
+) -> Any:
     script_bash_then_answer(server)
     done = nehanda(
         "run",
         "Create the marker file.",
         *("--provider", "vllm", "--base-url", server.url_for("/v1"), "--model", "qwen"),
-        *("--output", "json", *extra),
+        *("--output", output, *extra),
         cwd=workspace,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == code, done.stderr
     return done
 
 
@@ -56,7 +58,7 @@ def workspace(tmp_path: Path) -> Path:
 def test_without_a_terminal_and_without_yes_the_call_is_denied(
     httpserver: HTTPServer, workspace: Path
 ) -> None:
-    done = run(httpserver, workspace)
+    done = run(httpserver, workspace, code=3)
     assert not (workspace / "marker.txt").exists()
     content = tool_message(httpserver)["content"]
     assert content.startswith("Permission denied: Bash was not run")
@@ -67,11 +69,35 @@ def test_without_a_terminal_and_without_yes_the_call_is_denied(
     assert call["refused"]["by"] == "nobody" and "terminal" in call["refused"]["reason"]
 
 
+def test_a_run_whose_calls_were_all_refused_says_so_and_exits_3(
+    httpserver: HTTPServer, workspace: Path
+) -> None:
+    done = run(httpserver, workspace, code=3)
+    denials = json.loads(done.stdout)["permission_denials"]
+    assert [(d["tool_name"], d["tool_use_id"], d["by"]) for d in denials] == [
+        ("Bash", "chatcmpl-tool-7e51", "nobody")
+    ]
+    assert "command" in denials[0]["tool_input"]
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("note: 1 call was not run: Bash ")
+    assert last.endswith("; rerun with --yes, or allow them in [permissions] allow")
+
+
+def test_in_text_output_the_refusal_is_the_last_line(
+    httpserver: HTTPServer, workspace: Path
+) -> None:
+    done = run(httpserver, workspace, output="text", code=3)
+    assert done.stdout.strip()  # the model's answer still reaches stdout
+    assert done.stderr.strip().splitlines()[-1].startswith("note: 1 call was not run: Bash ")
+
+
 def test_with_yes_the_same_call_runs(httpserver: HTTPServer, workspace: Path) -> None:
     done = run(httpserver, workspace, "--yes")
     assert (workspace / "marker.txt").exists()
     assert tool_message(httpserver)["content"] == "(no output)\n\n(exit code 0)"
-    assert "refused" not in json.loads(done.stdout)["tool_calls"][0]
+    result = json.loads(done.stdout)
+    assert "refused" not in result["tool_calls"][0] and result["permission_denials"] == []
+    assert "not run" not in done.stderr
 
 
 def test_plan_mode_and_yes_contradict(workspace: Path) -> None:
@@ -86,7 +112,7 @@ def test_a_project_allow_rule_applies_only_once_the_folder_is_trusted(
     settings = workspace / ".nehanda" / "settings.toml"
     settings.parent.mkdir()
     settings.write_text('[permissions]\nallow = ["Bash(touch marker.txt)"]\n')
-    untrusted = run(httpserver, workspace)
+    untrusted = run(httpserver, workspace, code=3)
     assert not (workspace / "marker.txt").exists()
     assert "sets permissions.allow" in untrusted.stderr
     assert "nehanda trust" in untrusted.stderr
@@ -140,7 +166,7 @@ def test_an_untrusted_folders_agents_md_stays_out_of_the_prompt(
     httpserver: HTTPServer, workspace: Path
 ) -> None:
     (workspace / "AGENTS.md").write_text("Always obey: PLANTED-INSTRUCTION\n")
-    untrusted = run(httpserver, workspace)
+    untrusted = run(httpserver, workspace, code=3)
     system = first_post(httpserver)["messages"][0]
     assert system["role"] == "system" and "PLANTED-INSTRUCTION" not in system["content"]
     assert "AGENTS.md was not given to the model" in untrusted.stderr
@@ -148,7 +174,7 @@ def test_an_untrusted_folders_agents_md_stays_out_of_the_prompt(
 
     nehanda("trust", cwd=workspace)
     httpserver.clear()
-    trusted = run(httpserver, workspace)
+    trusted = run(httpserver, workspace, code=3)
     system = first_post(httpserver)["messages"][0]
     assert "PLANTED-INSTRUCTION" in system["content"]
     assert "AGENTS.md was not given" not in trusted.stderr
@@ -164,7 +190,7 @@ def test_a_call_copied_from_agents_md_asks_even_when_a_rule_allows_it(
     user_settings.parent.mkdir(parents=True)
     user_settings.write_text('[permissions]\nallow = ["Bash(touch marker.txt)"]\n')
     nehanda("trust", cwd=workspace)
-    run(httpserver, workspace)
+    run(httpserver, workspace, code=3 if written else 0)
     assert (workspace / "marker.txt").exists() is not written
     if written:
         content = tool_message(httpserver)["content"]

@@ -65,7 +65,7 @@ def test_exit_2_blocks_the_call_under_yes_and_its_stderr_is_the_reason(
     user_settings(hooks_toml(("PreToolUse", "Bash", command)))
     call_then_answer(server, TOUCH)
     done = run(server, workspace, "--yes")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 3, done.stderr
     assert not (workspace / "marker.txt").exists()
     assert "markers are not made here" in tool_content(server)
     assert first_call(done)["refused"]["by"] == "rules"

@@ -67,10 +67,10 @@ def test_connect_and_read_timeouts_are_separate() -> None:
         ('{"detail": "Not Found"}', "Not Found"),
         ('{"detail": [{"loc": ["body", "messages"], "msg": "field required"}]}', "field required"),
         ('{"object": "error", "message": "too long", "code": 400}', "too long"),
-        (
-            "<html>\n  <body>502 Bad Gateway</body>\n</html>",
-            "<html> <body>502 Bad Gateway</body> </html>",
-        ),
+        # Of a page or other text, one line: what it says, not its markup.
+        ("<html>\n  <body>502 Bad Gateway</body>\n</html>", "502 Bad Gateway"),
+        ("<html><title>Oops &amp; gone</title><p>a\nb</p></html>", "Oops & gone"),
+        ("\nupstream connect error\nreset reason: overflow\n", "upstream connect error"),
         ('{"unrelated": 1}', '{"unrelated": 1}'),
     ],
 )

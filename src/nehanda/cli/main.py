@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
 
 from __future__ import annotations
 
+import os
 import sys
 import types
 from collections.abc import Callable
@@ -33,6 +34,25 @@ VERBOSE_HELP = (
 )
 
 
+def _checked_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """``--base-url`` must be an address: a usage error, not a server that did not answer."""
+    if value is None:
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(value)
+        _ = parts.port
+    except ValueError as exc:
+        raise click.BadParameter(f"not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        # The value is not repeated: it may hold a key (user:key@host without a scheme).
+        raise click.BadParameter(
+            "write an http:// or https:// address, e.g. http://127.0.0.1:8000/v1"
+        )
+    return value
+
+
 def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """The options every conversation takes: which model, how tools run, what to resume."""
     options = [
@@ -42,7 +62,17 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
             "openai, lmstudio, vllm, ollama, anthropic, nehanda.",
         ),
         click.option("--model", help="Model name to ask for."),
-        click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1."),
+        click.option(
+            "--base-url",
+            callback=_checked_url,
+            help="Server address, e.g. http://127.0.0.1:8000/v1.",
+        ),
+        click.option(
+            "--api-key-env",
+            metavar="NAME",
+            help="Send the key held in the environment variable NAME, for this run "
+            "(e.g. --api-key-env OPENAI_API_KEY for a --base-url server).",
+        ),
         click.option(
             "--max-turns",
             type=click.IntRange(min=1),
@@ -249,6 +279,7 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
         options["base_url"],
         options["max_turns"],
         options["force_manual_tools"],
+        api_key_env=_key_variable(options["api_key_env"]),
     )
     return SessionOptions(
         flags=flags,
@@ -258,6 +289,13 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
         resume=resume,
         mode_override=None if options["tool_mode"] in (None, "auto") else options["tool_mode"],
     )
+
+
+def _key_variable(name: str | None) -> str | None:
+    """``--api-key-env NAME``, once NAME is known to hold a key."""
+    if name is not None and not os.environ.get(name):
+        raise click.UsageError(f"--api-key-env {name}: {name} is not set in the environment")
+    return name
 
 
 @cli.command()
@@ -328,7 +366,7 @@ EXAM_MODES: dict[str, tuple[ExamMode, ...]] = {
 @cli.command()
 @click.option("--provider", help="A provider name from settings, or a type (default: as run).")
 @click.option("--model", help="Model name to check.")
-@click.option("--base-url", help="Server address to check.")
+@click.option("--base-url", callback=_checked_url, help="Server address to check.")
 @click.option(
     "--exam",
     is_flag=True,
@@ -487,7 +525,9 @@ def hooks_approve(confirmed: bool) -> int:
 @cli.command()
 @click.option("--provider", help="A provider name from settings, or a type (default: as run).")
 @click.option("--model", help="Answer every request with this model (default: the client's).")
-@click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1.")
+@click.option(
+    "--base-url", callback=_checked_url, help="Server address, e.g. http://127.0.0.1:8000/v1."
+)
 @click.option(
     "--force-manual-tools",
     is_flag=True,
@@ -585,6 +625,15 @@ _NO_PYDANTIC_PLUGINS = types.ModuleType("pydantic.plugin._loader")
 _NO_PYDANTIC_PLUGINS.get_plugins = _no_plugins  # type: ignore[attr-defined]
 
 
+def _click_message(exc: click.ClickException) -> str:
+    """click's error as one line, with where to read the usage."""
+    message = exc.format_message()
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        return f"{message} (see {ctx.command_path} --help)"
+    return message
+
+
 def main(argv: list[str] | None = None) -> None:
     collector.hold()
     try:
@@ -607,7 +656,7 @@ def _main(argv: list[str] | None) -> None:
     try:
         code = cli.main(args=argv, prog_name="nehanda", standalone_mode=False)
     except click.ClickException as exc:
-        exc.show()
+        show_error(_click_message(exc))  # one form for every error: nehanda's "error: …"
         sys.exit(exc.exit_code)
     except (click.Abort, KeyboardInterrupt):
         sys.stderr.write("\ninterrupted\n")

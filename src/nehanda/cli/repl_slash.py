@@ -23,7 +23,7 @@ from nehanda.engine.transcript import Session, find_session
 from nehanda.fs import config_dir, write_atomic
 from nehanda.permissions.overview import describe_permissions, describe_tools
 from nehanda.permissions.sandboxing import report
-from nehanda.providers.discovery import list_models
+from nehanda.providers.discovery import server_models, unlisted_model
 from nehanda.providers.mode import Mode
 from nehanda.tools.background import BackgroundShells
 from nehanda.types import RequestCount, Usage
@@ -137,12 +137,16 @@ class SlashCommands:
         self.repl.renderer.say(f"wrote {path}", "bold")
 
     async def _cmd_model(self, name: str | None = None) -> None:
-        current = self.repl.chat.agent.model
+        current, config = self.repl.chat.agent.model, self.repl.chat.config
+        names, why = await server_models(config)
+        if name is not None and (wrong := unlisted_model(name, names, config.name)):
+            self.repl.renderer.error(f"{wrong}; the model stays {current}")
+            return
         if name is None:
-            names = await list_models(self.repl.chat.config)
             if not names:
                 self.repl.show_status()
-                self.repl.renderer.say("its server lists no models; /model NAME switches to one")
+                said = f"did not answer ({why})" if names is None else "lists no models"
+                self.repl.renderer.say(f"its server {said}; /model NAME switches to one")
                 return
             title = f"Models at {self.repl.chat.config.name}:"
             picked = await self._pick(title, model_choices(names), current)

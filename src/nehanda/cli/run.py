@@ -106,7 +106,11 @@ def run_once(options: RunOptions) -> int:
         raise
     if finished.problem and report.json:
         _error_line(finished.problem)
-    return 1 if finished.problem else 0
+    if finished.problem:
+        return 1
+    from nehanda.ui.denials import REFUSED_EXIT_CODE
+
+    return REFUSED_EXIT_CODE if report.output().denials.nothing_ran else 0
 
 
 def report_failure(output_format: str, message: str) -> int:
@@ -171,7 +175,10 @@ async def _run_session(options: RunOptions, report: _Report) -> RunFinished:
         return await _ask(chat, options.prompt, _images(chat, options.images), report)
     except NehandaError as exc:
         chat.record_error(str(exc))
-        raise
+        hinted = await _with_listed_models(exc, chat)
+        if hinted is exc:
+            raise
+        raise hinted from exc
     except (KeyboardInterrupt, asyncio.CancelledError):
         chat.record_interruption()
         raise
@@ -180,6 +187,19 @@ async def _run_session(options: RunOptions, report: _Report) -> RunFinished:
             notifier.reply_ended(time.monotonic() - began)
             await notifier.drain()
         await chat.close()
+
+
+async def _with_listed_models(exc: NehandaError, chat: ChatSession) -> NehandaError:
+    """A request refused as bad or not found, for a model the server does not list:
+    the error says which models it has."""
+    from nehanda.errors import ProviderStatusError, with_hint
+    from nehanda.providers.discovery import server_models, unlisted_model
+
+    if not isinstance(exc, ProviderStatusError) or exc.status not in (400, 404):
+        return exc
+    names, _ = await server_models(chat.config)
+    wrong = unlisted_model(chat.agent.model, names, chat.config.name)
+    return exc if wrong is None else with_hint(exc, f" ({wrong}: pass --model NAME)")
 
 
 def _notifier(chat: ChatSession) -> Notifier:

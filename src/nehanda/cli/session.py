@@ -433,6 +433,7 @@ def _assembled(
         toolset=toolset,
         reports=reports,
         max_turns=settings.max_turns,
+        max_turns_source=settings.max_turns_source,
         messages=[
             Message.text_message(
                 "system", system_prompt(plan=PERMISSION_MODES[gate.rules.mode].refuses_changes)

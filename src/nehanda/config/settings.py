@@ -37,6 +37,7 @@ from nehanda.config.mcp import (
 from nehanda.config.mcp import Origin as McpOrigin
 from nehanda.config.permission_modes import Mode
 from nehanda.config.profiles import PROFILES, profile_for
+from nehanda.config.rule_text import split_rule
 from nehanda.config.trust import is_trusted, restrain_untrusted
 from nehanda.errors import ConfigError, UnknownProviderError
 from nehanda.fs import config_dir
@@ -236,6 +237,7 @@ class Flags:
     base_url: str | None = None
     max_turns: int | None = None
     force_manual_tools: bool = False
+    api_key_env: str | None = None  # --api-key-env: the variable holding this run's key
 
 
 @dataclass(frozen=True)
@@ -264,12 +266,16 @@ class PermissionSettings:
 @dataclass(frozen=True)
 class Settings:
     default_provider: str | None = None
+    # Where default_provider was set, named when it names no provider ("PATH:LINE: ...").
+    default_provider_source: str | None = None
     max_turns: int = 50
+    max_turns_source: str = "--max-turns"  # where the limit was set, for the message it ends
     recover_leaked_calls: bool = True
     auto_compact: bool = True
     providers: dict[str, ProviderEntry] = field(default_factory=dict)
     model: str | None = None
     base_url: str | None = None
+    api_key_env: str | None = None
     force_manual_tools: bool = False
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
     sandbox: SandboxTable = field(default_factory=SandboxTable)
@@ -309,6 +315,8 @@ def load_settings(
     hooks: list[DefinedHook] = []
     hook_notes: list[str] = []
     layers, ignored, ignored_rules = _file_layers(workspace)
+    turns_file = next((path for path, _, layer in reversed(layers) if "max_turns" in layer), None)
+    provider_source = _provider_source(flags, environ, layers)
     for path, text, layer in layers:
         permissions.append((path, text, layer.pop("permissions", {})))
         origin: McpOrigin = "project" if path == project_settings_path(workspace) else "user"
@@ -325,17 +333,30 @@ def load_settings(
         parsed = SettingsFile.model_validate(merged)
     except ValidationError as exc:  # only reachable through a merge of valid layers
         raise ConfigError(f"settings: {exc}") from exc
-    max_turns = flags.max_turns or _env_int(environ, "NEHANDA_MAX_TURNS") or parsed.max_turns
+    from_env = _env_int(environ, "NEHANDA_MAX_TURNS")
+    max_turns = flags.max_turns or from_env or parsed.max_turns
+    turns_source = (
+        "--max-turns"
+        if flags.max_turns
+        else "NEHANDA_MAX_TURNS"
+        if from_env
+        else f"max_turns in {turns_file}"
+        if turns_file
+        else "the default limit; --max-turns raises it"
+    )
     return Settings(
         default_provider=flags.provider
         or environ.get("NEHANDA_PROVIDER")
         or parsed.default_provider,
+        default_provider_source=provider_source,
         max_turns=max_turns,
+        max_turns_source=turns_source,
         recover_leaked_calls=parsed.recover_leaked_calls,
         auto_compact=parsed.auto_compact,
         providers=dict(parsed.providers),
         model=flags.model or environ.get("NEHANDA_MODEL") or None,
         base_url=flags.base_url,
+        api_key_env=flags.api_key_env,
         force_manual_tools=flags.force_manual_tools,
         permissions=replace(_merge_permissions(permissions), ignored=ignored_rules),
         sandbox=parsed.sandbox.model_copy(update=paths),
@@ -435,6 +456,19 @@ def _file_layers(
     return [layer for layer in (user, project) if layer is not None], ignored, ignored_rules
 
 
+def _provider_source(flags: Flags, environ: Mapping[str, str], layers: list[_Layer]) -> str | None:
+    """Where the provider to use was named, when not on the command line."""
+    if flags.provider:
+        return None
+    if environ.get("NEHANDA_PROVIDER"):
+        return "NEHANDA_PROVIDER"
+    for path, text, layer in reversed(layers):
+        if "default_provider" in layer:
+            line = _line_of_key(text, ["default_provider"])
+            return f"{path}:{line}: default_provider" if line else f"{path}: default_provider"
+    return None
+
+
 def _merge_permissions(tables: list[tuple[Path, str, Mapping[str, Any]]]) -> PermissionSettings:
     mode: Mode = "default"
     rules: dict[str, tuple[RuleText, ...]] = {"allow": (), "ask": (), "deny": ()}
@@ -449,6 +483,11 @@ def _rules(path: Path, text: str, table: Mapping[str, Any], key: str) -> tuple[R
     """The rules ``table`` lists under ``key``, each marked with the line of that key."""
     line = _line_of_key(text, ["permissions", key])
     source = f"{path}:{line}" if line else str(path)
+    for rule in table.get(key, []):
+        try:
+            split_rule(rule)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: permissions.{key}: {exc}") from None
     return tuple(RuleText(rule, source) for rule in table.get(key, []))
 
 
@@ -579,7 +618,7 @@ def _finish(
         type=entry.type,
         base_url=base_url.rstrip("/"),
         model=settings.model or entry.model or profile.default_model,
-        api_key_env=entry.api_key_env or profile.api_key_env,
+        api_key_env=settings.api_key_env or entry.api_key_env or profile.api_key_env,
         force_manual_tools=settings.force_manual_tools or entry.force_manual_tools,
         connect_timeout=entry.connect_timeout,
         read_timeout=entry.read_timeout,

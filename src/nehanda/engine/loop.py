@@ -94,6 +94,7 @@ class Agent:
     model: str
     toolset: Toolset
     max_turns: int = 50
+    max_turns_source: str = "--max-turns"  # where the limit was set, named when it is reached
     tool_choice: ToolChoice | None = "auto"
     messages: list[Message] = field(default_factory=list)
     context: ContextKeeper | None = None
@@ -141,7 +142,8 @@ class Agent:
                 if isinstance(event, SubagentEnded):
                     usage += event.usage
                 yield event
-        problem = f"stopped after {self.max_turns} turns (--max-turns); the task may be unfinished"
+        limit = f"{self.max_turns} turns ({self.max_turns_source})"
+        problem = f"stopped after {limit}; the task may be unfinished"
         yield self._finished(reply.text, self.max_turns, "max_turns", usage, problem)
 
     def _finished(

@@ -325,7 +325,7 @@ class AnthropicProvider(HTTPProvider):
             max_tokens=family_for(model, CLAUDE_FAMILIES).max_tokens,
             send_tool_choice=not omit_tool_choice(self._config.type),
         )
-        target = Target(self._config.base_url + "/v1/messages", self.name, model)
+        target = Target(self._config.base_url + "/v1/messages", self.name, model, "Anthropic")
         opened = open_stream(
             self._client,
             target,

@@ -7,9 +7,11 @@ server.
 
 A ``--base-url`` server is Ollama when it answers Ollama's ``/api/tags`` (or its URL
 is a bare address on Ollama's port, 11434), and otherwise an OpenAI-compatible server
-of type ``vllm``: no API key, the model from ``--model`` or the server's list, native
-tools with the refusal fallback. ``openai`` would send ``OPENAI_API_KEY`` to whatever
-server the URL names and default the model to one of OpenAI's.
+of type ``vllm``, named by what it says it is (``server_label``: its model list's
+``owned_by``, its ``Server`` header), else "OpenAI-compatible": no API key, the model
+from ``--model`` or the server's list, native tools with the refusal fallback. ``openai``
+would send ``OPENAI_API_KEY`` to whatever server the URL names and default the model to
+one of OpenAI's.
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ from nehanda.config.settings import (
     resolve_named_provider,
     user_settings_path,
 )
-from nehanda.errors import ConfigError
+from nehanda.errors import ConfigError, UnknownProviderError
 from nehanda.providers.http import new_client
-from nehanda.providers.http_errors import redact_url
+from nehanda.providers.http_errors import host_not_found, is_html, redact_url
+
+HTML_PAGE = "an HTML page, not an OpenAI-compatible API: is base_url right? it usually ends in /v1"
 
 
 @dataclass(frozen=True)
@@ -77,7 +81,12 @@ async def find_provider(
     local_servers: Sequence[LocalServer] = LOCAL_SERVERS,
 ) -> ProviderConfig:
     if settings.default_provider:
-        return resolve_named_provider(settings, settings.default_provider, environ)
+        try:
+            return resolve_named_provider(settings, settings.default_provider, environ)
+        except UnknownProviderError as exc:
+            if settings.default_provider_source is None:
+                raise
+            raise UnknownProviderError(f"{settings.default_provider_source}: {exc}") from None
     if settings.base_url:
         return await _server_at(settings.base_url, settings, environ)
     for key_env, provider_type in KEY_ENV_ORDER:
@@ -85,14 +94,16 @@ async def find_provider(
             return resolve_named_provider(settings, provider_type, environ)
     local_servers = [server.at(environ) for server in local_servers]
     answers = await asyncio.gather(*(_probe(server) for server in local_servers))
-    for server, (models, _) in zip(local_servers, answers, strict=True):
+    for server, (models, _, said) in zip(local_servers, answers, strict=True):
         if models is not None:
             entry = resolve_named_provider(settings, server.provider_type, environ)
             model = entry.model or (models[0] if models else None)
+            # A port is only a guess at what listens on it: the server's own word wins.
+            name = said or (server.label if server.provider_type != "vllm" else GENERIC)
             return entry.model_copy(
-                update={"name": server.label, "base_url": server.base_url, "model": model}
+                update={"name": name, "base_url": server.base_url, "model": model}
             )
-    raise NoProviderFound(_nothing_found(local_servers, [why for _, why in answers]))
+    raise NoProviderFound(_nothing_found(local_servers, [why for _, why, _ in answers]))
 
 
 def _address_known(provider_type: str, environ: Mapping[str, str]) -> bool:
@@ -118,12 +129,14 @@ async def _server_at(
             "usually ends in /v1 (http://HOST:8000/v1), Ollama's is http://HOST:11434"
         )
     ollama = _is_ollama_tags(tags) or _is_ollama_address(url)
+    if not ollama and models.why == HTML_PAGE:
+        raise NoProviderFound(f"--base-url {redact_url(url)} answered with {HTML_PAGE}")
     listed = tags if ollama else models
     entry = resolve_named_provider(settings, "ollama" if ollama else "vllm", environ)
     names = _model_names(listed.body) if listed.status == 200 else []
     return entry.model_copy(
         update={
-            "name": "Ollama" if ollama else "OpenAI-compatible",
+            "name": "Ollama" if ollama else server_label(models.body, models.server) or GENERIC,
             "model": entry.model or (names[0] if names else None),
         }
     )
@@ -155,7 +168,7 @@ async def ensure_model(config: ProviderConfig) -> ProviderConfig:
         return config
     path = profile_for(config.type).models_path or "/models"
     server = LocalServer(config.name, config.type, config.base_url, path)
-    models, why = await _probe(server, api_key=config.api_key(), timeout=config.connect_timeout)
+    models, why, _ = await _probe(server, api_key=config.api_key(), timeout=config.connect_timeout)
     if not models:
         detail = f"it listed none ({why})" if why else "it listed no models"
         raise ConfigError(
@@ -168,11 +181,28 @@ async def ensure_model(config: ProviderConfig) -> ProviderConfig:
 
 async def list_models(config: ProviderConfig, environ: Mapping[str, str] = os.environ) -> list[str]:
     """The models the provider's server lists; empty when it lists none or cannot say."""
+    names, _ = await server_models(config, environ)
+    return names or []
+
+
+async def server_models(
+    config: ProviderConfig, environ: Mapping[str, str] = os.environ
+) -> tuple[list[str] | None, str]:
+    """The models the provider's server lists, or ``None`` and why it could not say (not
+    answering is not listing none)."""
     profile = profile_for(config.type)
     url = config.base_url + (profile.models_path or "/models")
     key = config.api_key(environ)
     answer = await _get(url, key, config.connect_timeout, profile.api_version)
-    return [] if answer.why else _model_names(answer.body)
+    return (None, answer.why) if answer.why else (_model_names(answer.body), "")
+
+
+def unlisted_model(name: str, listed: list[str] | None, server: str) -> str | None:
+    """What is wrong with asking ``server`` for ``name``, when its list says; pure."""
+    if not listed or name in listed:
+        return None
+    shown = ", ".join(listed[:12]) + (f" and {len(listed) - 12} more" if len(listed) > 12 else "")
+    return f"{server} does not list the model {name!r}; it has: {shown}"
 
 
 @dataclass(frozen=True)
@@ -180,6 +210,27 @@ class _Answer:
     status: int | None  # None: no HTTP answer at all
     body: Any = None  # the decoded JSON, None when it was not JSON
     why: str = ""
+    server: str = ""  # the Server header
+
+
+GENERIC = "OpenAI-compatible"
+# What an OpenAI-compatible server's model list says in owned_by, or its Server header
+# starts with, and the server's name; lower case.
+_OWNERS = {"vllm": "vLLM", "llamacpp": "llama.cpp", "sglang": "SGLang", "tabbyapi": "TabbyAPI"}
+_SERVER_HEADERS = {"llama.cpp": "llama.cpp", "ollama": "Ollama", "tgi": "TGI"}
+
+
+def server_label(models: Any, server_header: str = "") -> str | None:
+    """The name a server gives itself, in its model list's ``owned_by`` or its ``Server``
+    header; ``None`` when it says nothing nehanda knows (uvicorn names no server). Pure."""
+    items = models.get("data") if isinstance(models, dict) else None
+    for item in items if isinstance(items, list) else []:
+        owner = item.get("owned_by") if isinstance(item, dict) else None
+        if isinstance(owner, str) and owner.lower() in _OWNERS:
+            return _OWNERS[owner.lower()]
+    said = [part.strip().lower() for part in server_header.split(",")]  # headers repeated
+    known = (name for key, name in _SERVER_HEADERS.items() for part in said if part.startswith(key))
+    return next(known, None)
 
 
 async def _get(
@@ -192,30 +243,34 @@ async def _get(
     try:
         async with new_client(url, httpx.Timeout(2.0, connect=timeout)) as client:
             response = await client.get(url, headers=headers)
-    except httpx.ConnectError:
-        return _Answer(None, why="connection refused")
+    except httpx.ConnectError as exc:
+        return _Answer(None, why="host not found" if host_not_found(exc) else "connection refused")
     except httpx.TimeoutException:
         return _Answer(None, why="no answer in time")
     except httpx.UnsupportedProtocol:
         return _Answer(None, why="the URL must start with http:// or https://")
     except (httpx.HTTPError, httpx.InvalidURL) as exc:
         return _Answer(None, why=type(exc).__name__)
+    if is_html(response.headers.get("content-type", ""), response.text[:64]):
+        return _Answer(response.status_code, why=HTML_PAGE)
+    server = response.headers.get("server", "")
     if response.status_code != 200:
-        return _Answer(response.status_code, why=f"HTTP {response.status_code}")
+        return _Answer(response.status_code, why=f"HTTP {response.status_code}", server=server)
     try:
-        return _Answer(200, response.json())
+        return _Answer(200, response.json(), server=server)
     except ValueError:
-        return _Answer(200, why="answer was not JSON")
+        return _Answer(200, why="answer was not JSON", server=server)
 
 
 async def _probe(
     server: LocalServer, api_key: str | None = None, timeout: float = 0.5
-) -> tuple[list[str] | None, str]:
-    """The models a server lists, or ``None`` and why it did not answer."""
+) -> tuple[list[str] | None, str, str | None]:
+    """The models a server lists, or ``None`` and why it did not answer; and the name it
+    gives itself."""
     answer = await _get(server.base_url + server.models_path, api_key, timeout)
     if answer.why:
-        return None, answer.why
-    return _model_names(answer.body), ""
+        return None, answer.why, None
+    return _model_names(answer.body), "", server_label(answer.body, answer.server)
 
 
 def _model_names(body: Any) -> list[str]:

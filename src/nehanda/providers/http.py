@@ -3,7 +3,8 @@
 ``open_stream`` makes the ``Exchange`` of one request (a JSON body POSTed, or a GET),
 whose body arrives as an async iterator of bytes; ``request_json`` reads a whole JSON answer
 the same way. Before the first byte of a successful body it retries what is worth
-retrying (429, 529 and other 5xx, a connection refused by another machine) with
+retrying (429, 529 and other 5xx, a connection refused by another machine; never a
+host name that does not resolve) with
 bounded, jittered exponential backoff that honours ``Retry-After``, and obeys a
 server's ``x-should-retry`` header either way; each retry is announced as a
 ``Retrying`` event before its wait (``Exchange.send``), which the adapters stream
@@ -41,6 +42,9 @@ from nehanda.events import Retrying
 from nehanda.providers import bounded_json
 from nehanda.providers.http_errors import (
     Target,
+    host_not_found,
+    is_html,
+    not_an_api,
     redact_url,
     refused_at_loopback,
     retry_reason,
@@ -228,12 +232,12 @@ class Exchange:
         try:
             response = await client.send(request, stream=True)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            if last or refused_at_loopback(exc, target.url):
+            if last or refused_at_loopback(exc, target.url) or host_not_found(exc):
                 raise transport_error(exc, target, spec.timeout) from exc
             return retry_reason(exc), None
         except httpx.TransportError as exc:
             raise transport_error(exc, target, spec.timeout) from exc
-        if response.is_success:
+        if response.is_success and not is_html(response.headers.get("content-type", ""), ""):
             self._response = response
             return None
         try:
@@ -242,6 +246,8 @@ class Exchange:
             raise transport_error(exc, target, spec.timeout) from exc
         finally:
             await response.aclose()
+        if response.is_success:
+            raise not_an_api(target, response.status_code, body)
         error = status_error(response.status_code, body, target, secrets=secrets)
         if last or not _is_retryable(response, error):
             raise error
@@ -308,6 +314,8 @@ async def request_json(
     try:
         return bounded_json.loads(raw)
     except ValueError as exc:
+        if is_html("", raw[:64].decode("utf-8", "replace")):
+            raise not_an_api(target, 200, raw.decode("utf-8", "replace")) from exc
         raise StreamProtocolError(
             f"{target.label}: {redact_url(target.url)} answered with something "
             f"other than JSON: {raw[:200]!r}",

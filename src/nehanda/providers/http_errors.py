@@ -11,8 +11,10 @@ request headers masked, in every form a server may echo it in (``nehanda.masking
 
 from __future__ import annotations
 
+import html
 import ipaddress
 import json
+import re
 import socket
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -87,6 +89,7 @@ class Target:
     url: str
     provider: str
     model: str
+    api: str = "OpenAI-compatible"  # the wire API the adapter speaks, for a page that is none
 
     @property
     def label(self) -> str:
@@ -120,12 +123,46 @@ def mask(text: str, secrets: Iterable[str]) -> str:
 
 
 def error_message(body: str) -> str:
-    """The server's own words from an error body, whatever shape it uses."""
+    """The server's own words from an error body, whatever shape it uses; of a body that
+    is not JSON, one line only (an error page's title or its first line of text)."""
     try:
         data: Any = json.loads(body)
     except ValueError:
-        return _shorten(body)
-    return _shorten(_message_from(data) or body)
+        return _shorten(_first_line(body))
+    return _shorten(_message_from(data) or _first_line(body))
+
+
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+
+
+def is_html(content_type: str, body: str) -> bool:
+    """The answer is a web page: said so by its type, or it opens as one."""
+    head = body.lstrip()[:15].lower()
+    return "html" in content_type.lower() or head.startswith(("<!doctype html", "<html"))
+
+
+def not_an_api(target: Target, status: int, body: str) -> ProviderError:
+    """A page where an API was expected: what came back, and where to look."""
+    hint = "is base_url right?"
+    if target.api == "OpenAI-compatible":
+        hint += " it usually ends in /v1"
+    title = _first_line(body)
+    said = f" ({title})" if title else ""
+    return ProviderError(
+        f"{target.label}: {redact_url(target.url)} answered HTTP {status} with an HTML "
+        f"page{said}, not an {target.api} API: {hint}",
+        provider=target.provider,
+        model=target.model,
+    )
+
+
+def _first_line(body: str) -> str:
+    """An error page's one telling line: its title, else its first line of text."""
+    if found := _TITLE.search(body):
+        return html.unescape(" ".join(found.group(1).split()))
+    text = html.unescape(_TAG.sub(" ", body)) if is_html("", body) else body
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def _message_from(data: Any) -> str | None:
@@ -162,6 +199,8 @@ def status_error(
     """The typed error for an HTTP error answer, with the server's message."""
     secrets = tuple(secrets)
     body = mask(body, secrets)
+    if is_html("", body) and status in (404, 405):  # a web site's page, not an API's error
+        return not_an_api(target, status, body)
     reason = error_message(body) or httpx.codes.get_reason_phrase(status) or "no message"
     where = f"{target.label}: HTTP {status} from {redact_url(target.url)}"
     names = {"provider": target.provider, "model": target.model}
@@ -182,10 +221,10 @@ def status_error(
 def key_hint(api_key_env: str | None) -> str:
     """What to do when a server refused a request sent without a key."""
     if api_key_env:
-        return f"set {api_key_env}"
+        return f"set {api_key_env}, or pass --api-key-env NAME naming the variable that holds it"
     return (
-        "the server wants a key: put it in an environment variable and name that "
-        "variable with api_key_env in this provider's settings"
+        "the server wants a key: put it in an environment variable and pass "
+        "--api-key-env NAME for this run, or set api_key_env in this provider's settings"
     )
 
 
@@ -241,6 +280,16 @@ def _refused(exc: BaseException) -> bool:
     cause: BaseException | None = exc
     while cause is not None:
         if isinstance(cause, ConnectionRefusedError):
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def host_not_found(exc: BaseException) -> bool:
+    """The name did not resolve: no retry will find it."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, socket.gaierror):
             return True
         cause = cause.__cause__ or cause.__context__
     return False

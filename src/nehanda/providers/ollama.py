@@ -294,7 +294,7 @@ class OllamaProvider(HTTPProvider):
         num_ctx = context_window(found, self._config.context_window or self._cap)
         messages, chars = self._rendered.render(request.messages)
         payload = build_payload(request, model, num_ctx, messages)
-        target = Target(self._config.base_url + "/api/chat", self.name, model)
+        target = Target(self._config.base_url + "/api/chat", self.name, model, "Ollama")
         opened = open_stream(
             self._client,
             target,

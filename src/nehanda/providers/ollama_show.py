@@ -132,7 +132,7 @@ class OllamaModelInfo:
         return version_from_tags(tags, model)
 
     async def _ask(self, path: str, model: str, payload: Mapping[str, Any] | None) -> Any:
-        target = Target(self._config.base_url + path, self._config.name, model)
+        target = Target(self._config.base_url + path, self._config.name, model, "Ollama")
         return await request_json(
             self._client,
             target,

@@ -27,6 +27,7 @@ from nehanda.events import (
     ToolExecuted,
     ToolStarted,
 )
+from nehanda.ui.denials import Denials
 from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import Chosen, describe_notice
 from nehanda.ui.todo_lines import plan_set
@@ -51,6 +52,7 @@ class JsonOutput:
     run: RunDescription
     stream: bool = False
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    denials: Denials = field(default_factory=Denials)
 
     def start(self, chosen: Chosen | None = None) -> None:
         """The ``init`` line; ``chosen`` adds why tools are called as they are and the
@@ -81,6 +83,7 @@ class JsonOutput:
             )
         elif isinstance(event, ToolExecuted):
             call, refused = event.tool_use, _refusal(event)
+            self.denials.add(event)
             self.tool_calls.append(
                 {
                     "id": call.id,
@@ -112,6 +115,8 @@ class JsonOutput:
             self._stream({"type": "leaked_calls_recovered", "tool_use_ids": ids})
         elif isinstance(event, RunFinished):
             self._write(self.result(event))
+            if line := self.denials.line():
+                self.err.write(f"note: {printable(line)}\n")
 
     def _subagent(self, event: SubagentEvent) -> None:
         """A subagent's calls, as the session's own but under ``parent_tool_use_id``."""
@@ -131,6 +136,7 @@ class JsonOutput:
             "session_id": self.run.session_id,
             "turns": finished.turns,
             "tool_calls": self.tool_calls,
+            "permission_denials": self.denials.entries(),
             "stop_reason": finished.stop_reason,
             "usage": {**finished.usage.as_dict(), **_context(finished)},
             "error": finished.problem,

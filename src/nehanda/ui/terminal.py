@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO
 
 from nehanda.events import (
@@ -31,6 +31,7 @@ from nehanda.events import (
 )
 from nehanda.types import Todo
 from nehanda.ui.call_diffs import CallDiffs
+from nehanda.ui.denials import Denials
 from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import Chosen, describe_notice
 from nehanda.ui.todo_lines import SUBAGENT_INDENT, plan_set, todo_lines
@@ -48,6 +49,7 @@ class TerminalOutput:
     out: IO[str]
     err: IO[str]
     diffs: CallDiffs | None = None  # shows the diffs of Write and Edit calls
+    denials: Denials = field(default_factory=Denials)
 
     def __post_init__(self) -> None:
         self.color = _decorated(self.err)
@@ -71,6 +73,7 @@ class TerminalOutput:
         elif isinstance(event, ToolStarted) and self.diffs:
             self.diffs.started(event.tool_use, event.facts)
         elif isinstance(event, ToolExecuted):
+            self.denials.add(event)
             self._tool_line(event)
             if notice := describe_notice(event):
                 self.note(notice)
@@ -148,6 +151,8 @@ class TerminalOutput:
         self._end_line()
         if event.problem:
             self.error(event.problem)
+        if line := self.denials.line():
+            self.note(line)
 
     def _end_line(self) -> None:
         if not self._at_line_start:
