@@ -54,6 +54,30 @@ def test_an_openai_compatible_server_gets_the_image_as_a_data_url(
     }
 
 
+def test_an_image_mentioned_with_at_goes_with_the_prompt_known_by_its_content(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.stream("e2e_vllm_answer.sse")
+    result(run_json(server.base_url, "Compare @shot.png and @diagram.txt", cwd=workspace))
+    content = server.requests[0].body["messages"][-1]["content"]
+    assert [part["type"] for part in content] == ["text", "image_url", "image_url"]
+    assert content[1]["image_url"]["url"] == DATA_URL == content[2]["image_url"]["url"]
+    assert "The user attached the image @shot.png" in content[0]["text"]
+    assert "\x89PNG" not in content[0]["text"]
+
+
+def test_an_image_outside_the_workspace_is_not_attached_where_nobody_can_be_asked(
+    server: ScriptedServer, workspace: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "secret.png"
+    shutil.copy(PNG, outside)
+    server.stream("e2e_vllm_answer.sse")
+    done = run_json(server.base_url, f"Look at @{outside}", cwd=workspace)
+    content = server.requests[0].body["messages"][-1]["content"]
+    assert isinstance(content, str) or all(part["type"] == "text" for part in content)
+    assert f"@{outside} was not attached" in done.stderr
+
+
 def test_anthropic_gets_a_base64_image_block(server: ScriptedServer, workspace: Path) -> None:
     server.stream("anthropic_answer.sse")
     env = {"ANTHROPIC_BASE_URL": server.root_url, "ANTHROPIC_API_KEY": "sk-ant-test"}

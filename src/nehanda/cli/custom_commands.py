@@ -29,7 +29,7 @@ from nehanda.config.trust import is_trusted
 from nehanda.errors import NehandaError
 from nehanda.permissions.decision import decide
 from nehanda.permissions.rules import Rule, parse_rule
-from nehanda.types import ToolResult, ToolUse
+from nehanda.types import ImagePart, ToolResult, ToolUse
 from nehanda.verdicts import Allow
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ class Prepared:
     rules: tuple[Rule, ...] = ()
     model: str | None = None
     notes: tuple[str, ...] = ()
+    images: tuple[ImagePart, ...] = ()  # the images its mentions attached
 
 
 def command_word(text: str) -> tuple[str, str] | None:
@@ -164,4 +165,5 @@ async def _with_mentions(
 ) -> Prepared:
     workspace = chat.gate.workspace
     attached = await attach_mentions(prepared.text, workspace, chat.agent.toolset, written)
-    return replace(prepared, text=attached.text, notes=prepared.notes + attached.notes)
+    notes, images = prepared.notes + attached.notes, prepared.images + attached.images
+    return replace(prepared, text=attached.text, notes=notes, images=images)

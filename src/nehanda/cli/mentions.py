@@ -7,8 +7,9 @@ file is read by the Read tool through the session's gate, as a call of the model
 would be: a Read deny rule keeps it out, a file outside the workspace asks (and is
 refused where nobody can be asked), secrets are masked and the size capped.
 
-``attach`` is the one place a mentioned file becomes part of the prompt: text for now,
-and where an image would become an image part.
+``attach`` is the one place a mentioned file becomes part of the prompt: its text, or,
+for a PNG, JPEG, GIF or WebP image (known by its content, not its name), the image the
+Read tool shows, sent with the prompt.
 """
 
 from __future__ import annotations
@@ -18,11 +19,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from nehanda.types import JsonObject, ToolResult, Toolset, ToolUse
+from nehanda.types import ImagePart, JsonObject, ToolResult, Toolset, ToolUse
 
 _MENTION = re.compile(r'(?:(?<=\s)|^)@(?:"([^"\n]+)"|([^\s"]+))')
 _TRAILING = ".,;:!?)]}'"
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp"})
 
 
 def find_mentions(text: str) -> list[str]:
@@ -48,6 +48,7 @@ def mentioned_file(typed: str, workspace: Path) -> Path | None:
 class Attached:
     text: str  # what the prompt gains
     notes: tuple[str, ...] = ()  # what the user is told (a file left out, and why)
+    images: tuple[ImagePart, ...] = ()  # sent with the prompt
 
 
 async def attach_mentions(
@@ -55,26 +56,29 @@ async def attach_mentions(
 ) -> Attached:
     """``text`` with each file mentioned in ``written`` (the part of it a person wrote,
     not a command's output; all of it by default) attached after it."""
-    blocks, notes = [], []
+    blocks, notes, images = [text], list[str](), list[ImagePart]()
     for typed in find_mentions(text if written is None else written):
         path = mentioned_file(typed, workspace)
         if path is None:
             continue
-        block, note = await attach(typed, path, toolset)
-        blocks += [block] if block else []
-        notes += [note] if note else []
-    return Attached("\n\n".join([text, *blocks]), tuple(notes))
+        one = await attach(typed, path, toolset)
+        blocks += [one.text] if one.text else []
+        notes += one.notes
+        images += one.images
+    return Attached("\n\n".join(blocks), tuple(notes), tuple(images))
 
 
-async def attach(typed: str, path: Path, toolset: Toolset) -> tuple[str | None, str | None]:
-    """What ``@typed`` adds to the prompt, and a note when it adds nothing. An image
-    would become an image part here; for now it is left out, saying so."""
-    if path.suffix.lower() in IMAGE_SUFFIXES:
-        return None, f"@{typed}: images are not attached yet; the model was not sent it"
+async def attach(typed: str, path: Path, toolset: Toolset) -> Attached:
+    """What ``@typed`` adds to the prompt: what the Read tool shows of the file, an image
+    as an image; a note instead when it adds nothing."""
     result = await run_call(toolset, "Read", {"file_path": str(path)})
     if result.is_error:
-        return None, f"@{typed} was not attached: {result.content}"
-    return f"The user attached @{typed} (as the Read tool shows it):\n{result.content}", None
+        return Attached("", (f"@{typed} was not attached: {result.content}",))
+    if result.images:
+        return Attached(
+            f"The user attached the image @{typed} ({result.content}).", (), result.images
+        )
+    return Attached(f"The user attached @{typed} (as the Read tool shows it):\n{result.content}")
 
 
 async def run_call(toolset: Toolset, name: str, arguments: JsonObject) -> ToolResult:

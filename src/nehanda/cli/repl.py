@@ -290,7 +290,8 @@ class Repl:
         model, answer = prepared.model or self.chat.agent.model, ""
         began = time.monotonic()
         with keys, self.renderer.turn(model):
-            async for event in self.chat.ask(prepared.text, prepared.rules, prepared.model):
+            ask = self.chat.ask(prepared.text, prepared.rules, prepared.model, prepared.images)
+            async for event in ask:
                 if isinstance(event, MessageEnd):
                     self.conversation.add(event.usage)
                     self.total.add(event.usage)

@@ -233,7 +233,8 @@ async def _ask(
     prepared = await prepare_prompt(chat, prompt)
     for note in prepared.notes:
         output.note(note)
-    async for event in chat.ask(prepared.text, prepared.rules, prepared.model, images):
+    shown = images + prepared.images
+    async for event in chat.ask(prepared.text, prepared.rules, prepared.model, shown):
         description.mode = chat.mode
         output.handle(event)
         if isinstance(event, RunFinished):
