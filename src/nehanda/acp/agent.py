@@ -56,6 +56,7 @@ log = logging.getLogger("nehanda.acp")
 PROTOCOL_VERSION = 1
 # A JSON-RPC error from the server whose message says what went wrong and what to do.
 FAILED = -32603
+INVALID = -32602
 
 
 def failed(error: Exception) -> RequestError:
@@ -122,9 +123,8 @@ class NehandaAgent:
     ) -> SetSessionModeResponse:
         session = self._session(session_id)
         if mode_id not in PERMISSION_MODES:
-            raise RequestError.invalid_params(
-                {"message": f"no mode {mode_id!r}; the modes are {', '.join(PERMISSION_MODES)}"}
-            )
+            modes = ", ".join(PERMISSION_MODES)
+            raise RequestError(INVALID, f"no mode {mode_id!r}; the modes are {modes}")
         await session.set_mode(mode_id, "the editor")
         return SetSessionModeResponse()
 
@@ -151,7 +151,7 @@ class NehandaAgent:
     def _session(self, session_id: str) -> EditorSession:
         session = self.sessions.get(session_id)
         if session is None:
-            raise RequestError.invalid_params({"message": f"no session {session_id!r} is open"})
+            raise RequestError(INVALID, f"no session {session_id!r} is open")
         return session
 
     async def _open(
