@@ -501,7 +501,7 @@ def acp(
     max_turns: int | None,
     force_manual_tools: bool,
 ) -> int:
-    """Be an Agent Client Protocol agent on stdin/stdout, for editors (Zed, Neovim...)."""
+    """Be an Agent Client Protocol agent on stdin/stdout, for Zed, Neovim and others."""
     from nehanda.config.settings import Flags
 
     try:

@@ -1,9 +1,8 @@
 """A scripted editor: the ACP SDK's client side driving ``nehanda acp`` in a child process.
 
 It records every ``session/update``, answers ``session/request_permission`` with the
-option the test chose (or leaves it waiting until the turn is cancelled), and, when it
-offers the ``fs`` methods, serves ``fs/read_text_file`` from its own buffers and records
-each ``fs/write_text_file``.
+option the test chose (or leaves it waiting until the turn is cancelled). It offers no
+``fs`` or ``terminal`` methods (nehanda uses neither).
 """
 
 from __future__ import annotations
@@ -15,18 +14,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from acp import PROTOCOL_VERSION, RequestError, spawn_agent_process
+from acp import PROTOCOL_VERSION, Client, spawn_agent_process
 from acp.client.connection import ClientSideConnection
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
-    DeniedOutcome,
     FileSystemCapabilities,
-    ReadTextFileResponse,
     RequestPermissionResponse,
-    WriteTextFileResponse,
 )
 
 from waiting import GUARD
@@ -37,11 +33,8 @@ class Editor:
     """The client: what it was sent, and how it answers."""
 
     answer: str | None = "allow_once"  # None: never answers, until cancelled
-    buffers: dict[str, str] = field(default_factory=dict)
     updates: list[Any] = field(default_factory=list)
     asked: list[Any] = field(default_factory=list)
-    written: list[tuple[str, str]] = field(default_factory=list)
-    read: list[str] = field(default_factory=list)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def request_permission(
@@ -57,22 +50,6 @@ class Editor:
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         self.updates.append(update)
         self.changed.set()
-
-    async def read_text_file(
-        self, path: str, session_id: str, line: int | None = None, limit: int | None = None,
-        **kwargs: Any,
-    ) -> ReadTextFileResponse:  # fmt: skip
-        self.read.append(path)
-        if path not in self.buffers:
-            raise RequestError.resource_not_found(path)
-        return ReadTextFileResponse(content=self.buffers[path])
-
-    async def write_text_file(
-        self, content: str, path: str, session_id: str, **kwargs: Any
-    ) -> WriteTextFileResponse:
-        self.written.append((path, content))
-        self.buffers[path] = content
-        return WriteTextFileResponse()
 
     def kinds(self) -> list[str]:
         return [update.session_update for update in self.updates]
@@ -91,24 +68,22 @@ class Editor:
                 await self.changed.wait()
 
 
-def capabilities(fs: bool) -> ClientCapabilities:
-    files = FileSystemCapabilities(read_text_file=fs, write_text_file=fs)
+def capabilities() -> ClientCapabilities:
+    files = FileSystemCapabilities(read_text_file=False, write_text_file=False)
     return ClientCapabilities(fs=files, terminal=False)
 
 
 @asynccontextmanager
 async def connected(
-    editor: Editor, base_url: str, cwd: Path, *flags: str, fs: bool = False
+    editor: Editor, base_url: str, cwd: Path, *flags: str
 ) -> AsyncIterator[ClientSideConnection]:
     """``nehanda acp`` started against the model at ``base_url``, initialized."""
     args = ("-m", "nehanda", "acp", "--provider", "vllm", "--base-url", base_url, "--model", "q")
     # The SDK gives the child a trimmed environment; this one carries the test's XDG
     # folders and PYTHONPATH.
     env = dict(os.environ)
-    spawned = spawn_agent_process(editor, sys.executable, *args, *flags, cwd=cwd, env=env)
+    client = cast("Client", editor)  # the methods a test needs; the SDK answers the rest
+    spawned = spawn_agent_process(client, sys.executable, *args, *flags, cwd=cwd, env=env)
     async with spawned as (conn, _):
-        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities(fs))
+        await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities())
         yield conn
-
-
-__all__ = ["DeniedOutcome", "Editor", "capabilities", "connected"]

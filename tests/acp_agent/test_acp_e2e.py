@@ -17,24 +17,21 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from acp import text_block
 
-from editor import Editor, connected
+from acp_editor import Editor, connected
 from scripted_calls import calls_stream, chunk, rescue_calls_stream, text_stream
-from scripted_server import Reply, ScriptedServer
+from scripted_server import ScriptedServer
 
 NOTES = Path(__file__).parents[1] / "fixtures" / "mcp" / "notes_server.py"
 Drive = Callable[[Any, str], Awaitable[Any]]
 
 
-def drive(
-    editor: Editor, server: ScriptedServer, cwd: Path, run: Drive, *flags: str, fs: bool = False
-) -> Any:
+def drive(editor: Editor, server: ScriptedServer, cwd: Path, run: Drive, *flags: str) -> Any:
     """Opens a session in ``cwd`` and hands it to ``run``; returns what ``run`` returns."""
 
     async def session() -> Any:
-        async with connected(editor, server.base_url, cwd, *flags, fs=fs) as conn:
+        async with connected(editor, server.base_url, cwd, *flags) as conn:
             opened = await conn.new_session(cwd=str(cwd), mcp_servers=[])
             return await run(conn, opened.session_id)
 
@@ -127,9 +124,7 @@ def test_cancel_stops_a_reply_mid_stream(server: ScriptedServer, tmp_path: Path)
     assert "more words" not in editor.text()
 
 
-def test_a_turn_cancelled_while_asking_is_a_refusal(
-    server: ScriptedServer, tmp_path: Path
-) -> None:
+def test_a_turn_cancelled_while_asking_is_a_refusal(server: ScriptedServer, tmp_path: Path) -> None:
     write_then_answer(server, "note.txt", "hello\n")
     editor = Editor(answer=None)
 
@@ -157,9 +152,7 @@ def test_set_mode_yolo_runs_the_write_without_asking(
     assert not editor.asked and (tmp_path / "note.txt").read_text() == "hello\n"
 
 
-def test_plan_mode_refuses_the_write_without_asking(
-    server: ScriptedServer, tmp_path: Path
-) -> None:
+def test_plan_mode_refuses_the_write_without_asking(server: ScriptedServer, tmp_path: Path) -> None:
     write_then_answer(server, "note.txt", "hello\n")
     editor = Editor(answer="allow_once")
 
@@ -256,13 +249,12 @@ def test_rescue_mode_streams_prose_and_asks_for_its_calls(
     assert "TOOL_CALL" not in editor.text() and "Written." in editor.text()
 
 
-@pytest.mark.parametrize("answer", ["allow_always"])
 def test_allow_always_keeps_the_rule_for_the_session(
-    server: ScriptedServer, tmp_path: Path, answer: str
+    server: ScriptedServer, tmp_path: Path
 ) -> None:
     write_then_answer(server, "note.txt", "one\n")
     write_then_answer(server, "note.txt", "two\n")
-    editor = Editor(answer=answer)
+    editor = Editor(answer="allow_always")
 
     async def twice(conn: Any, session_id: str) -> None:
         await ask(conn, session_id)
@@ -272,4 +264,29 @@ def test_allow_always_keeps_the_rule_for_the_session(
     assert len(editor.asked) == 1 and (tmp_path / "note.txt").read_text() == "two\n"
 
 
-__all__ = ["Reply"]
+def test_todowrite_is_the_plan_and_custom_commands_are_announced(
+    server: ScriptedServer, tmp_path: Path, isolated_home: Path
+) -> None:
+    commands = isolated_home / "xdg_config_home" / "nehanda" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: Review the diff\n---\nReview it.\n")
+    todos = [
+        {"content": "Read the code", "status": "completed", "activeForm": "Reading"},
+        {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing"},
+    ]
+    server.stream(calls_stream([("TodoWrite", {"todos": todos})]))
+    server.stream(text_stream("Planned."))
+    editor = Editor()
+
+    async def planned(conn: Any, session_id: str) -> str:
+        await editor.until(lambda: bool(editor.of_kind("available_commands_update")))
+        return await ask(conn, session_id, "Plan it.")
+
+    assert drive(editor, server, tmp_path, planned) == "end_turn"
+    (announced,) = editor.of_kind("available_commands_update")
+    assert [(c.name, c.description) for c in announced.available_commands] == [
+        ("review", "Review the diff")
+    ]
+    (plan,) = editor.of_kind("plan")
+    entries = [(e.content, e.status) for e in plan.entries]
+    assert entries == [("Read the code", "completed"), ("Fix the bug", "in_progress")]
