@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -290,3 +291,16 @@ def test_todowrite_is_the_plan_and_custom_commands_are_announced(
     (plan,) = editor.of_kind("plan")
     entries = [(e.content, e.status) for e in plan.entries]
     assert entries == [("Read the code", "completed"), ("Fix the bug", "in_progress")]
+
+
+def test_a_write_to_a_fifo_does_not_hang_the_diff_it_would_show(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    # The file's text is read for the editor's diff before the call is even asked about;
+    # a FIFO the model names must not block that read (nothing ever writes to it).
+    os.mkfifo(tmp_path / "pipe")
+    write_then_answer(server, "pipe", "x\n")
+    editor = Editor(answer="reject_once")
+    assert drive(editor, server, tmp_path, ask) == "end_turn"
+    (start,) = editor.of_kind("tool_call")
+    assert start.locations[0].path == str(tmp_path / "pipe")
