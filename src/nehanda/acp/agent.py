@@ -166,6 +166,7 @@ class NehandaAgent:
             raise failed(error) from error
         for note in chat.notes:
             log.info("session %s: %s", chat.id, note)
+        await chat.started("resume" if resume else "startup")  # the SessionStart hooks
         session = EditorSession(chat, self.client, options.workspace, chat.gate.rules.mode)
         chat.gate.approver = EditorApprover(
             self.client, chat.id, options.workspace, user_settings_path(), self._denier(session)
