@@ -14,34 +14,14 @@ import asyncio
 import json
 import os
 import threading
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from acp import text_block
-
-from acp_editor import Editor, connected
+from acp_editor import Editor, ask, connected, drive
 from scripted_calls import calls_stream, chunk, rescue_calls_stream, text_stream
 from scripted_server import ScriptedServer
 
 NOTES = Path(__file__).parents[1] / "fixtures" / "mcp" / "notes_server.py"
-Drive = Callable[[Any, str], Awaitable[Any]]
-
-
-def drive(editor: Editor, server: ScriptedServer, cwd: Path, run: Drive, *flags: str) -> Any:
-    """Opens a session in ``cwd`` and hands it to ``run``; returns what ``run`` returns."""
-
-    async def session() -> Any:
-        async with connected(editor, server.base_url, cwd, *flags) as conn:
-            opened = await conn.new_session(cwd=str(cwd), mcp_servers=[])
-            return await run(conn, opened.session_id)
-
-    return asyncio.run(session())
-
-
-async def ask(conn: Any, session_id: str, text: str = "Write the note.") -> str:
-    done = await conn.prompt(session_id=session_id, prompt=[text_block(text)])
-    return str(done.stop_reason)
 
 
 def write_then_answer(server: ScriptedServer, path: str, content: str) -> None:

@@ -38,6 +38,7 @@ from acp.schema import (
 
 from nehanda import __version__
 from nehanda.acp.approver import EditorApprover
+from nehanda.acp.buffers import EditorBuffers, offers_files
 from nehanda.acp.prompt import Block, asked
 from nehanda.acp.servers import EditorServer, with_editor_servers
 from nehanda.acp.turn import EditorSession
@@ -159,7 +160,8 @@ class NehandaAgent:
     ) -> EditorSession:
         if self.client is None:
             raise RuntimeError("the connection is not set up")
-        options = SessionOptions(self.flags, Path(cwd).resolve(), resume=resume)
+        buffers = EditorBuffers(self.client) if offers_files(self.capabilities) else None
+        options = SessionOptions(self.flags, Path(cwd).resolve(), resume=resume, editor=buffers)
         try:
             chat = await _opened(options, servers)
         except (NehandaError, ValueError) as error:
@@ -167,7 +169,11 @@ class NehandaAgent:
         for note in chat.notes:
             log.info("session %s: %s", chat.id, note)
         await chat.started("resume" if resume else "startup")  # the SessionStart hooks
-        session = EditorSession(chat, self.client, options.workspace, chat.gate.rules.mode)
+        if buffers is not None:
+            buffers.session_id = chat.id
+        session = EditorSession(
+            chat, self.client, options.workspace, chat.gate.rules.mode, buffers=buffers
+        )
         chat.gate.approver = EditorApprover(
             self.client, chat.id, options.workspace, user_settings_path(), self._denier(session)
         )

@@ -18,6 +18,7 @@ from acp import Client
 from acp.helpers import update_current_mode
 from acp.schema import StopReason
 
+from nehanda.acp.buffers import EditorBuffers
 from nehanda.acp.files import file_text
 from nehanda.acp.updates import (
     FileText,
@@ -46,6 +47,7 @@ class EditorSession:
     mode: Mode
     running: asyncio.Task[StopReason] | None = None
     announced: asyncio.Future[None] | None = None  # the custom commands, sent once open
+    buffers: EditorBuffers | None = None  # the editor's files, when the tools use them
     _changed: dict[str, FileText] = field(default_factory=dict)
 
     @property
@@ -102,10 +104,20 @@ class EditorSession:
             for update in call_started(event, self.workspace):
                 await self.send(update)
         elif isinstance(event, ToolExecuted):
-            changed = self._changed.pop(event.tool_use.id, None)
-            after = file_text(changed.path) if changed is not None else None
+            changed, after = self._after(self._changed.pop(event.tool_use.id, None))
             await self.send(call_finished(event, changed, after))
         await self._mode_changed()
+
+    def _after(self, changed: FileText | None) -> tuple[FileText | None, str | None]:
+        """The file a call changed, as it was before and is now: in the editor's buffer
+        when the call wrote it there, else on disk."""
+        if changed is None:
+            return None, None
+        edit = self.buffers.change(changed.path.resolve()) if self.buffers is not None else None
+        if edit is None:
+            return changed, file_text(changed.path)
+        before, after = edit
+        return FileText(changed.path, changed.before if before is None else before), after
 
     async def _mode_changed(self) -> None:
         """The mode the gate is in now, sent when something in the turn changed it."""
