@@ -571,6 +571,36 @@ def serve(
     return serve_command(ServeOptions(flags, host, port, workers, log_requests))
 
 
+@cli.command()
+@click.option("--provider", help="A provider name from settings, or a type (default: as run).")
+@click.option("--model", help="The model to use (default: the provider's).")
+@click.option("--base-url", help="Server address, e.g. http://127.0.0.1:8000/v1.")
+@click.option("--max-turns", type=click.IntRange(min=1), help="Model requests per prompt.")
+@click.option(
+    "--force-manual-tools",
+    is_flag=True,
+    help="Use rescue mode: tools described in the prompt, calls parsed from text.",
+)
+def acp(
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    max_turns: int | None,
+    force_manual_tools: bool,
+) -> int:
+    """Be an Agent Client Protocol agent on stdin/stdout, for Zed, Neovim and others."""
+    from nehanda.config.settings import Flags
+
+    try:
+        from nehanda.acp.command import acp_command
+    except ModuleNotFoundError as exc:
+        if exc.name != "acp":
+            raise
+        show_error("nehanda acp needs the ACP SDK: pip install 'nehanda[acp]'")
+        return 1
+    return acp_command(Flags(provider, model, base_url, max_turns, force_manual_tools))
+
+
 def _read_prompt(prompt: str | None) -> str:
     if prompt is not None and prompt != "-":
         text = _with_stdin(prompt)

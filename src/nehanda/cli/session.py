@@ -597,6 +597,7 @@ def _tool_context(
         hidden=HiddenPaths.build(rules.deny, options.workspace),
         programs=programs,
         image_bytes=profile_for(config.type).image_bytes,
+        editor=options.editor,
     )
 
 

@@ -35,6 +35,7 @@ from nehanda.providers.http import HTTPProvider
 if TYPE_CHECKING:
     from nehanda.engine.transcript import Session
     from nehanda.providers.mode import Mode
+    from nehanda.tools.base import EditorFiles
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,8 @@ class SessionOptions:
     mode_override: Mode | None = None
     # Hears of each retry of the start's own requests (Ollama's probes), as it happens.
     on_retry: Callable[[Retrying], None] | None = None
+    # The editor's files, which Read, Write and Edit use instead of the disk (nehanda acp).
+    editor: EditorFiles | None = None
 
 
 @dataclass

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pydantic
 
@@ -40,6 +40,18 @@ if TYPE_CHECKING:
 _SCHEMA_MAPS = ("properties", "$defs", "patternProperties")
 
 
+class EditorFiles(Protocol):
+    """The editor's own copy of the files (ACP's ``fs`` methods): its unsaved buffers.
+
+    Read, Write and Edit use it in place of the disk, and only for a resolved path that
+    every check of theirs has passed. An ``OSError`` says the editor could not.
+    """
+
+    async def read_text(self, path: Path) -> str: ...
+
+    async def write_text(self, path: Path, text: str) -> None: ...
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """Where a tool runs; ``workspace`` is absolute and already resolved (realpath).
@@ -57,6 +69,8 @@ class ToolContext:
     Bash runs nothing in the background), ``web`` what WebFetch reaches the web through.
     ``image_bytes`` is the largest image the provider takes: Read downscales a larger one,
     or refuses it. ``checkpoint`` records what Write, Edit and Bash are about to change.
+    ``editor``: the editor's files, which Read, Write and Edit read and write instead of
+    the disk (``None``: the disk).
     """
 
     workspace: Path
@@ -71,6 +85,7 @@ class ToolContext:
     web: WebAccess = field(default_factory=WebAccess)
     image_bytes: int = 20 * 1024 * 1024  # the largest image the provider takes
     checkpoint: Checkpoint = field(default_factory=NoCheckpoint)
+    editor: EditorFiles | None = None
 
     def resolve_walk(self, raw: str, *, tool: str, action: str) -> Path:
         """Like ``resolve``, and a ``ToolError`` for a hidden place to walk from."""

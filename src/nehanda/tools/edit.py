@@ -11,22 +11,30 @@ matches there were. The file is read and replaced through its folder's descripto
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from nehanda.errors import ToolError
-from nehanda.tools.base import Tool, ToolContext
+from nehanda.tools.base import EditorFiles, Tool, ToolContext
 from nehanda.tools.diff import file_diff
 from nehanda.tools.text_encoding import (
+    UTF8,
     NotText,
     TextEncoding,
     UnencodableText,
     decode_text,
     encode_text,
 )
-from nehanda.tools.workfile import current_file, read_regular, regular_mode
+from nehanda.tools.workfile import (
+    Current,
+    current_file,
+    read_regular,
+    regular_mode,
+    write_through,
+)
 from nehanda.tools.write import unencodable
 from nehanda.types import JsonObject, count_lines
 
@@ -62,20 +70,45 @@ async def edit_file(args: EditArgs, context: ToolContext) -> str:
     placed = context.place(shown, tool=NAME, action="edited")
     with current_file(placed, tool=NAME, shown=shown, checkpoint=context.checkpoint) as current:
         mode = regular_mode(current.info, shown, NAME)
-        if mode is None:
-            raise ToolError(NAME, f"File not found: {shown}. Use Write to create a new file.")
         context.files.check_unchanged(placed.path, current.info, tool=NAME, shown=shown)
-        text, encoding = _decode(current.data, shown)
+        text, encoding = _decode(current.data, shown) if mode is not None else ("", UTF8)
+        if context.editor is not None:
+            text = await _editor_text(context.editor, placed.path, shown)
+        elif mode is None:
+            raise _missing(shown)
         after, count, line = apply_edit(text, args)
         data = _encode(after, encoding, shown)
-        try:
-            written = current.replace(data, mode)
-        except OSError as error:
-            raise ToolError(
-                NAME, f"Cannot write {shown}: {error.strerror or error}. Nothing was changed."
-            ) from error
+        if context.editor is not None:
+            written = await write_through(
+                context.editor, placed.path, after, tool=NAME, shown=shown
+            )
+        else:
+            assert mode is not None  # a file not there was refused above
+            written = _replaced(current, data, mode)
     context.files.remember(placed.path, written)
     return f"Edited {shown}: replaced {_occurrences(count)} (the first at line {line})."
+
+
+async def _editor_text(editor: EditorFiles, path: Path, shown: str) -> str:
+    """The editor's text of the file (its buffer, saved or not)."""
+    try:
+        return await editor.read_text(path)
+    except OSError:
+        raise _missing(shown) from None
+
+
+def _missing(shown: str) -> ToolError:
+    return ToolError(NAME, f"File not found: {shown}. Use Write to create a new file.")
+
+
+def _replaced(current: Current, data: bytes, mode: int) -> os.stat_result:
+    try:
+        return current.replace(data, mode)
+    except OSError as error:
+        raise ToolError(
+            NAME,
+            f"Cannot write {current.shown}: {error.strerror or error}. Nothing was changed.",
+        ) from error
 
 
 def _occurrences(count: int) -> str:

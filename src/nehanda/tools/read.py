@@ -26,8 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from nehanda.errors import ImageRefused, ToolError
 from nehanda.images import SNIFF_BYTES as IMAGE_SNIFF_BYTES
 from nehanda.images import fitted_image
-from nehanda.tools.base import Shown, Tool, ToolContext
+from nehanda.tools.base import EditorFiles, Shown, Tool, ToolContext
 from nehanda.tools.beneath import SymlinkMet, open_beneath, race_refusal
+from nehanda.tools.filestate import FileRecord
 from nehanda.tools.output import MAX_OUTPUT_BYTES
 from nehanda.tools.paths import Placed
 from nehanda.tools.text_encoding import SNIFF_BYTES, TextEncoding, candidates
@@ -68,13 +69,21 @@ class ReadArgs(BaseModel):
 
 async def read_file(args: ReadArgs, context: ToolContext) -> str | Shown:
     placed = context.place(args.file_path, tool=NAME, action="read")
-    handle, info = _open_regular(placed, args.file_path)
+    try:
+        handle, info = _open_regular(placed, args.file_path)
+    except FileNotFoundError:
+        if context.editor is None:
+            raise _not_found(args.file_path) from None
+        # Not on disk, but perhaps open, unsaved, in the editor.
+        return await _editor_window(context.editor, context.files, placed, args, None)
     try:
         with os.fdopen(handle, "rb") as stream:
             if image_type(stream.peek(IMAGE_SNIFF_BYTES)[:IMAGE_SNIFF_BYTES]):
                 shown = _image(stream, args.file_path, info.st_size, context.image_bytes)
                 context.files.remember(placed.path, info)
                 return shown
+            if context.editor is not None:
+                return await _editor_window(context.editor, context.files, placed, args, info)
             body, notes, encoding = _decoded_window(stream, args, info.st_size)
     except OSError as error:
         raise ToolError(NAME, f"Cannot read {args.file_path}: {error.strerror}.") from error
@@ -82,6 +91,30 @@ async def read_file(args: ReadArgs, context: ToolContext) -> str | Shown:
     if not encoding.is_utf8:
         notes.append(f"(Encoding: {encoding.name}, not UTF-8; Edit and Write keep it.)")
     return "\n\n".join([body, "\n".join(notes)]) if notes else body
+
+
+async def _editor_window(
+    editor: EditorFiles,
+    files: FileRecord,
+    placed: Placed,
+    args: ReadArgs,
+    info: os.stat_result | None,
+) -> str:
+    """The window of the editor's text of the file (its buffer, saved or not), whose
+    status on disk is ``info`` (``None``: not on disk)."""
+    try:
+        text = await editor.read_text(placed.path)
+    except OSError as error:
+        if info is None:
+            raise _not_found(args.file_path) from None
+        raise ToolError(NAME, f"Cannot read {args.file_path}: {error.strerror or error}.") from None
+    body, notes = _numbered_window(io.StringIO(text), args)
+    files.remember(placed.path, info)
+    return "\n\n".join([body, "\n".join(notes)]) if notes else body
+
+
+def _not_found(shown: str) -> ToolError:
+    return ToolError(NAME, f"File not found: {shown}. Use Glob or LS to see which files exist.")
 
 
 def _image(stream: io.BufferedReader, shown: str, size: int, limit: int) -> Shown:
@@ -102,15 +135,13 @@ def _image(stream: io.BufferedReader, shown: str, size: int, limit: int) -> Show
 
 def _open_regular(placed: Placed, shown: str) -> tuple[int, os.stat_result]:
     """A descriptor of the regular file at ``placed``, opened without waiting, and its
-    status."""
+    status; ``FileNotFoundError`` when there is none."""
     try:
         handle = open_beneath(placed, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except SymlinkMet:
         raise race_refusal(NAME, shown) from None
     except FileNotFoundError:
-        raise ToolError(
-            NAME, f"File not found: {shown}. Use Glob or LS to see which files exist."
-        ) from None
+        raise
     except OSError as error:
         if error.errno == errno.ENXIO:  # a socket
             raise _not_regular(shown) from None

@@ -5,7 +5,8 @@ it without following a symlink, and reads what is there; ``Current.replace`` the
 writes the new contents through the same folder descriptor (``fs.replace_at``). What
 was read and what is replaced are one file, whatever happens to the names meanwhile,
 and nothing is written outside the root. ``read_regular`` reads a file the same way
-for the approval prompt's diff, without blocking on a FIFO.
+for the approval prompt's diff, without blocking on a FIFO. ``write_through`` hands
+the new text to the editor instead (``base.EditorFiles``), once every check has passed.
 """
 
 from __future__ import annotations
@@ -17,12 +18,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nehanda.errors import ToolError
 from nehanda.fs import replace_at
 from nehanda.tools.beneath import SymlinkMet, open_beneath, open_entry, open_folder, race_refusal
 from nehanda.tools.checkpoint import Checkpoint, NoCheckpoint
 from nehanda.tools.paths import Placed
+
+if TYPE_CHECKING:
+    from nehanda.tools.base import EditorFiles
 
 # Opening never waits (a FIFO) nor takes a terminal; reading a regular file is unaffected.
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY
@@ -89,6 +94,23 @@ def _read_current(current: Current) -> None:
         if error.errno == errno.ENXIO:  # a socket
             raise _not_regular(current.tool, current.shown) from None
         raise ToolError(current.tool, f"Cannot open {current.shown}: {error.strerror}.") from error
+
+
+async def write_through(
+    editor: EditorFiles, path: Path, text: str, *, tool: str, shown: str
+) -> os.stat_result | None:
+    """Makes ``text`` the editor's contents of ``path``; the file's status on disk after
+    (``None``: there is none, the editor has not saved it)."""
+    try:
+        await editor.write_text(path, text)
+    except OSError as error:
+        raise ToolError(
+            tool, f"Cannot write {shown}: the editor refused ({error}). Nothing was changed."
+        ) from None
+    try:
+        return path.lstat()
+    except OSError:
+        return None
 
 
 def regular_mode(info: os.stat_result | None, shown: str, tool: str) -> int | None:

@@ -8,6 +8,7 @@ its name again, so a folder swapped for a symlink meanwhile is refused.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -25,7 +26,13 @@ from nehanda.tools.text_encoding import (
     decode_text,
     encode_text,
 )
-from nehanda.tools.workfile import current_file, read_regular, regular_mode
+from nehanda.tools.workfile import (
+    Current,
+    current_file,
+    read_regular,
+    regular_mode,
+    write_through,
+)
 from nehanda.types import JsonObject, count_lines
 
 NAME = "Write"
@@ -56,20 +63,28 @@ async def write_file(args: WriteArgs, context: ToolContext) -> str:
         mode = regular_mode(current.info, args.file_path, NAME)
         context.files.check_unchanged(placed.path, current.info, tool=NAME, shown=args.file_path)
         data = _encode(args, _decoded(current.data)[1])
-        try:
-            written = current.replace(data, NEW_FILE_MODE if mode is None else mode)
-        except (FileExistsError, NotADirectoryError):
-            raise ToolError(
-                NAME, f"Cannot write {args.file_path}: a parent of it is a file, not a directory."
-            ) from None
-        except OSError as error:
-            raise ToolError(
-                NAME,
-                f"Cannot write {args.file_path}: {error.strerror or error}. Nothing was changed.",
-            ) from error
+        if context.editor is not None:
+            written = await write_through(
+                context.editor, placed.path, args.content, tool=NAME, shown=args.file_path
+            )
+        else:
+            written = _replaced(current, data, mode, args.file_path)
     context.files.remember(placed.path, written)
     verb = "Created" if mode is None else "Replaced the contents of"
     return f"{verb} {args.file_path} ({_lines(args.content)}, {len(data):,} bytes)."
+
+
+def _replaced(current: Current, data: bytes, mode: int | None, shown: str) -> os.stat_result:
+    try:
+        return current.replace(data, NEW_FILE_MODE if mode is None else mode)
+    except (FileExistsError, NotADirectoryError):
+        raise ToolError(
+            NAME, f"Cannot write {shown}: a parent of it is a file, not a directory."
+        ) from None
+    except OSError as error:
+        raise ToolError(
+            NAME, f"Cannot write {shown}: {error.strerror or error}. Nothing was changed."
+        ) from error
 
 
 def _lines(content: str) -> str:

@@ -221,7 +221,7 @@ def _places(
     """Where ``rules`` may be kept. Not in the user's settings, which every project reads,
     if one names a path inside this workspace (``Edit(src/a.py)``)."""
     places: dict[str, tuple[str, Path | None]] = {"s": ("for this session only", None)}
-    local = any(_names_a_workspace_path(rule, facts) for rule in rules)
+    local = any(names_a_workspace_path(rule, facts) for rule in rules)
     if prompt.user_settings is not None and not local:
         places["u"] = (f"in your settings ({prompt.user_settings})", prompt.user_settings)
     if prompt.project and _trusted(prompt.workspace):
@@ -230,7 +230,7 @@ def _places(
     return places
 
 
-def _names_a_workspace_path(text: str, facts: ToolFacts) -> bool:
+def names_a_workspace_path(text: str, facts: ToolFacts) -> bool:
     """Whether the rule ``text``, offered for a call with ``facts``, names a relative path:
     the rules offered name the call's tool or its family, so its specifier is a path
     where the tool works on one."""

@@ -1,0 +1,1 @@
+"""``nehanda acp``: nehanda as an Agent Client Protocol agent over stdin and stdout."""
