@@ -249,7 +249,7 @@ def test_with_only_a_base_url_the_server_is_found_and_saved_by_host(
     )
     server.responder = exam_models.RESCUE_ONLY
     result = doctor("--exam", "--base-url", server.base_url, "--model", "q", "--save")
-    assert "exam of q on OpenAI-compatible (vllm)" in result.stdout
+    assert "exam of q on llama.cpp (vllm)" in result.stdout  # the server says what it is
     assert "use it with --provider 127.0.0.1" in result.stdout
     settings = load_settings(workspace)
     config = resolve_named_provider(settings, "127.0.0.1", environ={})
