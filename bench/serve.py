@@ -157,12 +157,13 @@ def cpu_table(baseline: Path | None, rounds: int, streams: int = 20) -> None:
         pass
     trees = {"this tree": ROOT / "src", **({"baseline": baseline} if baseline else {})}
     servers = {}
-    for tree, src in trees.items():
-        for stack, options in stacks.items():
-            port = free_port()
-            servers[(tree, stack)] = (start_serve(paced.base_url, port, src, options), port)
-    results: dict[tuple[str, str], list[float]] = {key: [] for key in servers}
-    try:
+    results: dict[tuple[str, str], list[float]] = {}
+    try:  # a server that fails to start must not leave the others running
+        for tree, src in trees.items():
+            for stack, options in stacks.items():
+                port = free_port()
+                servers[(tree, stack)] = (start_serve(paced.base_url, port, src, options), port)
+                results[(tree, stack)] = []
         for process, port in servers.values():  # warm each one
             asyncio.run(cpu_per_chunk(process, f"http://127.0.0.1:{port}/v1", 2))
         for _ in range(rounds):
