@@ -52,6 +52,21 @@ def test_round_trip(tmp_path: Path) -> None:
     assert (session.first_prompt, session.turns, session.warnings) == ("read it", 2, [])
 
 
+def test_a_compacted_session_keeps_its_first_prompt_as_title_and_counts_every_reply(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.jsonl"
+    write_session(path, tmp_path, CONVERSATION)
+    log = SessionLog(path)
+    summary = Message.text_message("user", "[Summary of the earlier conversation]\nread a")
+    log.append({"type": "compaction", "summary": message_to_json(summary, log.blobs), "kept": 0})
+    log.message(Message.text_message("assistant", "Done."))
+    log.close()
+    session = read_session(path)
+    assert session.messages[0] == summary  # what a resume sends
+    assert (session.first_prompt, session.turns) == ("read it", 3)
+
+
 def test_torn_last_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
     path = tmp_path / "s1.jsonl"
     write_session(path, tmp_path, CONVERSATION)

@@ -217,22 +217,24 @@ class SubagentLog:
 
 @dataclass
 class Session:
-    """A session read back: its header, its messages, its subagents' conversations by
-    their parent call's id, and what was wrong with the file."""
+    """A session read back: its header, its messages (as the next request would send
+    them: a compaction's summary in place of what it replaced), its subagents'
+    conversations by their parent call's id, and what was wrong with the file.
+    ``first_prompt`` and ``turns`` count the whole log, compacted or not."""
 
     id: str
     header: dict[str, Any] = field(default_factory=dict)
     messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     subagents: dict[str, SubagentLog] = field(default_factory=dict)
+    first_prompt: str = ""  # the first thing the user asked: the session's title
+    turns: int = 0  # the model's replies
 
-    @property
-    def first_prompt(self) -> str:
-        return next((m.text for m in self.messages if m.role == "user"), "")
-
-    @property
-    def turns(self) -> int:
-        return sum(1 for m in self.messages if m.role == "assistant")
+    def add(self, message: Message) -> None:
+        if message.role == "user" and not self.first_prompt:
+            self.first_prompt = message.text
+        self.turns += message.role == "assistant"
+        self.messages.append(message)
 
 
 def read_session(path: Path) -> Session:
@@ -252,7 +254,7 @@ def _read_record(session: Session, path: Path, number: int, line: bytes, blobs: 
         if kind == "session":
             session.header = record
         elif kind == "message":
-            session.messages.append(message_from_json(record["message"], blobs))
+            session.add(message_from_json(record["message"], blobs))
         elif kind == "subagent":
             messages = tuple(message_from_json(m, blobs) for m in record["messages"])
             agent, answer, error = str(record["agent"]), str(record["answer"]), record["error"]
