@@ -6,6 +6,7 @@ import base64
 import hashlib
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,11 +14,14 @@ from nehanda.engine.blobs import Blobs
 from nehanda.engine.transcript import (
     GONE,
     SessionLog,
+    find_session,
     latest_session,
     message_from_json,
     message_to_json,
     read_session,
+    sessions_dir,
 )
+from nehanda.errors import ConfigError
 from nehanda.secret_env import redact, secret_values
 from nehanda.types import ImagePart, Message, ReasoningPart, TextPart, ToolResult, ToolUse
 
@@ -165,3 +169,30 @@ def test_images_are_stored_by_content_hash_beside_the_log_not_inline(tmp_path: P
     again = read_session(path).messages
     assert again[0].parts[1] == TextPart(GONE) and not again[1].tool_results[0].images
     assert again[1].tool_results[0].content == "PNG image, 2x2\n" + GONE
+
+
+@pytest.mark.parametrize(
+    ("typed", "found"),
+    [
+        ("20261203-171550-5ea999", "20261203-171550-5ea999"),
+        ("5ea999", "20261203-171550-5ea999"),
+        ("5ea", "20261203-171550-5ea999"),
+        ("20261203-1715", "20261203-171550-5ea999"),
+        ("20261203", "2 sessions' ids"),
+        ("beef", "no session 'beef'"),
+        ("../../etc/x", "is no session id"),
+        ("*", "is no session id"),
+    ],
+)
+def test_a_session_is_found_by_its_id_or_a_unique_start_of_it(
+    tmp_path: Path, typed: str, found: str
+) -> None:
+    folder = sessions_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("20261203-171550-5ea999", "20261203-090000-c0ffee"):
+        write_session(folder / f"{name}.jsonl", tmp_path, CONVERSATION)
+    try:
+        assert find_session(typed).id == found
+    except ConfigError as error:
+        assert found in str(error)
+        assert not found.startswith("2026")

@@ -277,11 +277,28 @@ def iter_sessions(directory: Path | None = None) -> Iterator[Path]:
 
 
 def find_session(session_id: str) -> Session:
-    """The logged session ``session_id``; ``ConfigError`` when there is none."""
+    """The logged session ``session_id``, or the one whose id, or whose id's last part,
+    starts with it (``5ea999`` for ``20261203-171550-5ea999``); ``ConfigError`` when
+    there is none, or more than one."""
+    listed = "`nehanda sessions` lists them"
+    if not session_id or not all(char.isalnum() or char in "-_" for char in session_id):
+        raise ConfigError(f"{session_id!r} is no session id; {listed}")
     path = sessions_dir() / f"{session_id}.jsonl"
-    if not path.is_file():
-        raise ConfigError(f"no session {session_id!r}; `nehanda sessions` lists them")
-    return read_session(path)
+    if path.is_file():
+        return read_session(path)
+    found = [
+        other
+        for other in iter_sessions()
+        if other.stem.startswith(session_id) or other.stem.rpartition("-")[2].startswith(session_id)
+    ]
+    if not found:
+        raise ConfigError(f"no session {session_id!r}; {listed}")
+    if len(found) > 1:
+        named = ", ".join(other.stem for other in found[:3])
+        raise ConfigError(
+            f"{session_id!r} starts {len(found)} sessions' ids ({named}…); give more of it"
+        )
+    return read_session(found[0])
 
 
 def latest_session(workspace: Path, directory: Path | None = None) -> Session | None:
