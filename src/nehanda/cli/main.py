@@ -568,6 +568,7 @@ def serve(
     flags = Flags(
         provider=provider, model=model, base_url=base_url, force_manual_tools=force_manual_tools
     )
+    collector.settled()  # a server runs for days: its garbage must be collected
     return serve_command(ServeOptions(flags, host, port, workers, log_requests))
 
 
@@ -598,6 +599,7 @@ def acp(
             raise
         show_error("nehanda acp needs the ACP SDK: pip install 'nehanda[acp]'")
         return 1
+    collector.settled()  # an editor keeps it running: its garbage must be collected
     return acp_command(Flags(provider, model, base_url, max_turns, force_manual_tools))
 
 
