@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import compileall
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import nehanda
 from scripted_server import ScriptedServer
+
+# The suite starts nehanda some 600 times. An installed nehanda has its bytecode written
+# by pip; an editable one, on a machine that exports PYTHONDONTWRITEBYTECODE (CI's does),
+# would have each child compile every module again (a third of a short test's time).
+# Written once here, it is read by every child whatever that variable says.
+compileall.compile_dir(Path(nehanda.__file__).parent, quiet=1)
 
 # A nehanda started by a test without its own stdin reads the runner's, which a CI runner
 # may hold open with nothing in it: then a prompt would wait out the pipe's grace.
