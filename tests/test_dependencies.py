@@ -14,7 +14,7 @@ import nehanda
 PROJECT = Path(__file__).resolve().parents[1]
 PACKAGE = Path(nehanda.__file__).parent
 # The code only an extra's users load: what it imports may be declared in that extra.
-EXTRAS = {"serve": "serve", "tools/mcp": "mcp", "images.py": "images"}
+EXTRAS = {"serve": "serve", "tools/mcp": "mcp", "images.py": "images", "acp": "acp"}
 
 
 def canonical(name: str) -> str:
