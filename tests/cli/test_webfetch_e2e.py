@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 
 from cli_process import nehanda
+from conversations import PARENT, Conversations, requests_from, text_stream
 from scripted_calls import calls_stream, rescue_calls_stream
 from scripted_server import Reply, ScriptedServer, fixture_body
 
+READER = "You read a web page for a coding assistant"
 PAGE = b"<html><body><h1>Changelog</h1><p>Version <b>3.1</b> fixes the parser.</p></body></html>"
 
 
@@ -74,3 +76,38 @@ def test_without_a_rule_a_local_page_is_never_reached_even_under_yes(
     assert call["is_error"] is True
     assert "127.0.0.1 is a loopback address" in last_message(server)["content"]
     assert pages.requests == [] and pages.unrouted == []
+
+
+@pytest.mark.parametrize("mode", ["native", "rescue"])
+def test_a_long_page_is_read_by_the_sessions_model_and_its_answer_returned(
+    server: ScriptedServer, pages: ScriptedServer, tmp_path: Path, isolated_home: Path, mode: str
+) -> None:
+    allow_local(isolated_home)
+    lines = b"".join(b"line %d of the changelog\n" % n for n in range(10_000))
+    pages.route("GET", "/long", Reply(200, lines, {"Content-Type": "text/plain"}))
+    call = [("WebFetch", {"url": f"{pages.root_url}/long", "prompt": "How many lines?"})]
+    Conversations(
+        server,
+        {
+            PARENT: [
+                calls_stream(call) if mode == "native" else rescue_calls_stream(call),
+                text_stream("Ten thousand lines."),
+            ],
+            READER: [text_stream("The changelog has at least 2,800 lines.")],
+        },
+    )
+    done = nehanda(
+        "run", "How long is it?", "--provider", "vllm", "--base-url", server.base_url,
+        "--model", "q", "--mode", mode, "--output", "json", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (read,) = requests_from(server, READER)
+    assert "tools" not in read  # the reader can act on nothing the page says
+    asked = read["messages"][-1]["content"]
+    assert asked.startswith("<page>\nline 0 of the changelog\n")
+    assert asked.endswith("The question: How many lines?")
+    assert "line 9999 of" not in asked  # the page is cut to what the window holds
+    result = requests_from(server, PARENT)[-1]["messages"][-1]["content"]
+    assert "The model read it for your prompt and answered:]" in result
+    assert "The changelog has at least 2,800 lines." in result
+    assert "characters of the page]" in result and "line 5 of" not in result

@@ -18,6 +18,7 @@ import httpx
 import pytest
 from pytest_httpserver import HTTPServer
 
+from nehanda.errors import ProviderConnectionError
 from nehanda.tools import web_fetch
 from nehanda.tools.base import ToolContext
 from nehanda.tools.fetch_address import IPAddress, ip_literal
@@ -234,6 +235,53 @@ def test_a_page_over_the_budget_comes_back_as_its_head_with_a_note(
     assert "line 9999 of" not in result.content
     assert len(result.content) < web_fetch.BUDGET + 500
     assert "more characters of Markdown" in result.content.splitlines()[-1]
+
+
+def long_page(server: ScriptedServer) -> str:
+    lines = b"".join(b"line %d of a long page\n" % n for n in range(10_000))
+    server.route("GET", "/long", Reply(200, lines, {"Content-Type": "text/plain"}))
+    return f"{server.root_url}/long"
+
+
+def test_a_page_over_the_budget_goes_to_the_reader_whole_with_the_calls_prompt(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    asked: list[tuple[str, str]] = []
+
+    async def reader(page: str, prompt: str) -> str:
+        asked.append((page, prompt))
+        return "The page counts its lines up to 9999."
+
+    result = fetch(long_page(server), tmp_path, "127.0.0.1", reader=reader)
+    assert not result.is_error
+    ((page, prompt),) = asked
+    assert prompt == "What is new?"
+    assert page.startswith("line 0 of") and page.endswith("line 9999 of a long page")
+    assert result.content.endswith("answered:]\n\nThe page counts its lines up to 9999.")
+    assert "line 5 of" not in result.content
+
+
+def test_a_page_within_the_budget_never_reaches_the_reader(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    async def reader(page: str, prompt: str) -> str:
+        raise AssertionError("a short page was sent to the reader")
+
+    server.route("GET", "/notes", Reply(200, PAGE, HTML))
+    result = fetch(f"{server.root_url}/notes", tmp_path, "127.0.0.1", reader=reader)
+    assert "Version **2.0** adds" in result.content
+
+
+def test_a_reader_that_fails_leaves_the_pages_head_saying_why(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    async def reader(page: str, prompt: str) -> str:
+        raise ProviderConnectionError("connection refused", provider="vllm", model="q")
+
+    result = fetch(long_page(server), tmp_path, "127.0.0.1", reader=reader)
+    assert not result.is_error
+    assert result.content.splitlines()[2] == "line 0 of a long page"
+    assert "could not read it for you: connection refused" in result.content.splitlines()[-1]
 
 
 def test_a_page_that_is_not_text_is_refused(server: ScriptedServer, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+from nehanda.agents.page_reader import read_page
 from nehanda.agents.subset import Only
 from nehanda.config.agent_files import AgentDefinition
 from nehanda.engine.loop import Agent
@@ -27,7 +28,8 @@ CLAUDE_ALIASES = frozenset({"sonnet", "opus", "haiku", "opusplan"})
 @dataclass(frozen=True)
 class Subagents:
     """What every subagent of a session shares: the provider, the session's model and
-    tools (``route``, the gate's side), where events go, the folder it works in."""
+    tools (``route``, the gate's side), where events go, the folder it works in; and the
+    characters of a web page the model may be given to read (``page_room``)."""
 
     provider: Provider
     model: str
@@ -35,6 +37,7 @@ class Subagents:
     workspace: Path
     reports: asyncio.Queue[EngineEvent] | None = None
     max_turns: int = 50
+    page_room: int = 0
 
     async def answer(self, use: ToolUse, definition: AgentDefinition, prompt: str) -> ToolResult:
         name = definition.name
@@ -64,6 +67,10 @@ class Subagents:
         ended = SubagentEnded(use.id, name, answer, finished.usage, tuple(agent.messages))
         self._report(ended)
         return ToolResult(use.id, answer)
+
+    async def read_page(self, page: str, prompt: str) -> str:
+        """WebFetch's answer from a page too long to return whole (``agents.page_reader``)."""
+        return await read_page(self.provider, self.model, page, prompt, self.page_room)
 
     def _model(self, definition: AgentDefinition) -> tuple[str, str]:
         wanted = definition.model

@@ -4,7 +4,8 @@ A ``Task`` (or ``Agent``) call is checked here (its arguments, a subagent the se
 has) and run as a subagent's conversation (``agents.runner``), at most
 ``max_parallel`` at once; every other call goes to the toolset inside. The subagents'
 calls come back in through the session's whole toolset (``crew.route``, the gate's
-outside), set once that is built, so that each is judged as the session's own.
+outside), set once that is built, so that each is judged as the session's own. The
+crew also reads WebFetch's long pages (``read_page``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pydantic
 from nehanda.agents.runner import Subagents
 from nehanda.agents.task import FACTS, NAME, NAMES, TaskArgs, task_spec
 from nehanda.config.agent_files import AgentDefinition
+from nehanda.errors import NehandaError
 from nehanda.types import CheckedCall, ToolResult, Toolset, ToolSpec, ToolUse
 
 
@@ -77,6 +79,12 @@ class WithAgents:
                 started()
             definition = self.definitions[args.subagent_type]
             return await self.crew.answer(checked.use, definition, args.prompt)
+
+    async def read_page(self, page: str, prompt: str) -> str:
+        """A long page read by the session's model, which follows ``/model`` (``crew``)."""
+        if self.crew is None:
+            raise NehandaError("no model is there to read the page")
+        return await self.crew.read_page(page, prompt)
 
 
 def _error(use: ToolUse, message: str) -> ToolResult:

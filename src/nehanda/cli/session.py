@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from nehanda import __version__
+from nehanda.agents.page_reader import page_room
 from nehanda.agents.runner import Subagents
 from nehanda.agents.toolset import WithAgents
 from nehanda.checkpoints.recorder import Recorder
@@ -410,7 +411,10 @@ def _assembled(
     commands = load_commands(options.workspace, trusted=trusted)
     shells = BackgroundShells()
     # Read at each fetch: the gate, made below, is where the rules in force live.
-    web = WebAccess(named=lambda: named_hosts((*gate.rules.allow, *gate.rules.ask)))
+    web = WebAccess(
+        named=lambda: named_hosts((*gate.rules.allow, *gate.rules.ask)),
+        reader=lambda page, prompt: agents.read_page(page, prompt),
+    )
     definitions, agent_notes = load_definitions(agent_folders(options.workspace, trusted=trusted))
     session_id = options.resume.id if options.resume else new_session_id()
     context = _tool_context(options, settings, config, rules, sandbox, programs)
@@ -425,7 +429,13 @@ def _assembled(
     toolset = Masked(gate, SecretMask(masked))
     reports: asyncio.Queue[EngineEvent] = asyncio.Queue()
     agents.crew = Subagents(
-        calling, config.model or "", toolset, options.workspace, reports, settings.max_turns
+        calling,
+        config.model or "",
+        toolset,
+        options.workspace,
+        reports,
+        settings.max_turns,
+        page_room(window.tokens, chars_per_token(config.model or "")),
     )
     agent = Agent(
         provider=calling,

@@ -5,8 +5,10 @@ allow or ask, including those "always" added during the session): such a host ma
 private or loopback one, and is fetched as written (``http`` stays ``http``). ``resolve``
 is the one name lookup a fetch makes per hop; the address it answers is the address
 connected to. ``transport`` is the network httpx speaks over (``None``: the real one);
-tests stand a recorded network in for the internet beyond 127.0.0.1. The ``ToolContext``
-carries one.
+tests stand a recorded network in for the internet beyond 127.0.0.1. ``reader`` answers
+a call's prompt from a page too long to return whole (the session's model, asked once
+without tools: ``agents.page_reader``); ``None``: the page's head comes back instead.
+The ``ToolContext`` carries one.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     import httpx
 
 Resolver = Callable[[str, int], Awaitable[list[IPAddress]]]
+PageReader = Callable[[str, str], Awaitable[str]]  # (the page's Markdown, the prompt)
 
 
 async def system_resolve(host: str, port: int) -> list[IPAddress]:
@@ -42,3 +45,4 @@ class WebAccess:
     named: Callable[[], frozenset[str]] = _no_hosts
     resolve: Resolver = system_resolve
     transport: httpx.AsyncBaseTransport | None = None
+    reader: PageReader | None = None

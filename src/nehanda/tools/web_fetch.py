@@ -6,10 +6,12 @@ host, resolved once and connected to as checked, redirects followed by hand and 
 html2text, which is GPL-3), imported here alone and only when a page is converted, so no
 other command pays for it; other text comes back as it is, anything else is refused.
 
-Claude Code gives the page and the ``prompt`` to a small model and returns its answer.
-A tool here has no provider to ask, so the Markdown itself comes back (the calling model
-reads it with its own question in mind), and a page longer than ``BUDGET`` characters
-comes back as its head with a line saying how much was cut. The call runs in nehanda's
+Claude Code gives every page and the ``prompt`` to a small model and returns its answer.
+Here the Markdown itself comes back while it fits ``BUDGET`` characters (the calling
+model reads it with its own question in mind, losing nothing to a summary); a longer
+page goes to the session's reader (``WebAccess.reader``: the same model, asked once
+without tools), whose answer comes back in its place. Without a reader, or when it
+fails, the page's head comes back with a line saying how much was cut. The call runs in nehanda's
 process, not in the Bash sandbox: ``[sandbox] network`` does not govern it; its own
 permission rules do (``WebFetch(domain:HOST)``), and it asks by default.
 """
@@ -18,9 +20,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from nehanda.errors import ToolError
+from nehanda.errors import NehandaError, ToolError
 from nehanda.tools.base import Tool, ToolContext
 from nehanda.tools.fetch_http import NAME, Page, fetch_page
+from nehanda.tools.web_access import PageReader
 
 # About 15,000 tokens: most of an article, well under the cap every answer gets.
 BUDGET = 60_000
@@ -29,7 +32,8 @@ _TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtm
 DESCRIPTION = """\
 Fetch a web page and get its content as Markdown. `url` must be a full http(s) URL; \
 http is upgraded to https. `prompt` says what you want from the page; the page comes \
-back as Markdown (a long page only its start) for you to read with that in mind. \
+back as Markdown for you to read with that in mind, or, for a long page, an answer to \
+`prompt` read from it, so make `prompt` specific. \
 Redirects to the same host are followed and listed; when a page redirects to another \
 host, the answer gives the new URL: call WebFetch again with it. Only public addresses \
 are reached (no localhost or private network) unless a permission rule names the host. \
@@ -51,7 +55,10 @@ async def web_fetch(args: WebFetchArgs, context: ToolContext) -> str:
             f"{head}\n\nThe page redirects to another host: {page.redirect}\n"
             f"To get it, call WebFetch again with url {page.redirect!r} and the same prompt."
         )
-    return f"{head}\n\n{_within_budget(_markdown(page))}"
+    markdown = _markdown(page)
+    if len(markdown) <= BUDGET:
+        return f"{head}\n\n{markdown}"
+    return f"{head}\n\n{await _read_for(args.prompt, markdown, context.web.reader)}"
 
 
 def _head(page: Page) -> str:
@@ -91,15 +98,26 @@ def _charset(content_type: str) -> str:
     return "utf-8"
 
 
-def _within_budget(markdown: str) -> str:
-    if len(markdown) <= BUDGET:
-        return markdown
+async def _read_for(prompt: str, markdown: str, reader: PageReader | None) -> str:
+    if reader is None:
+        return _head_of(markdown)
+    try:
+        answer = await reader(markdown, prompt)
+    except NehandaError as error:
+        return _head_of(markdown, f" (the model could not read it for you: {error})")
+    return (
+        f"[The page is {len(markdown):,} characters of Markdown, too long to return whole. "
+        f"The model read it for your prompt and answered:]\n\n{answer}"
+    )
+
+
+def _head_of(markdown: str, why: str = "") -> str:
     cut = markdown.rfind("\n", 0, BUDGET)
     head = markdown[: cut if cut > BUDGET // 2 else BUDGET]
     left = len(markdown) - len(head)
     return (
         f"{head}\n\n[... the page goes on for {left:,} more characters of Markdown "
-        f"({len(markdown):,} in all), cut here: ask for a more specific page ...]"
+        f"({len(markdown):,} in all){why}, cut here: ask for a more specific page ...]"
     )
 
 
