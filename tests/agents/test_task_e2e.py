@@ -18,6 +18,7 @@ from conversations import (
     text_stream,
     tool_names,
 )
+from scripted_calls import rescue_calls_stream
 from scripted_server import Received, Reply, ScriptedServer
 
 TASK = {"description": "read the notes", "prompt": "What do the notes say?"}
@@ -296,3 +297,28 @@ def test_run_shows_a_subagents_calls_indented_under_its_task(
     assert lines[read].startswith("    ✓ Read notes.txt · ") and read < task
     assert "general-purpose answered" in lines[task]
     assert done.stdout == "The notes say 42.\n"
+
+
+def test_in_rescue_mode_a_task_written_as_text_runs_its_subagent_whose_calls_are_text_too(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("the answer is 42\n")
+    Conversations(
+        server,
+        {
+            PARENT: [rescue_calls_stream([("Task", TASK)]), text_stream("The notes say 42.")],
+            GENERAL: [
+                rescue_calls_stream([("Read", {"file_path": "notes.txt"})]),
+                text_stream("notes.txt says the answer is 42"),
+            ],
+        },
+    )
+    lines = run_stream(server, tmp_path, "--mode", "rescue")
+    parent, sub = requests_from(server, PARENT), requests_from(server, GENERAL)
+    assert len(parent) == 2 and len(sub) == 2
+    # Rescue mode: no native tools anywhere; the subagent's prompt lists its own tools.
+    assert all("tools" not in body for body in parent + sub)
+    assert "[TOOL_CALL]" in system_prompt(sub[0]) and "TodoWrite" not in system_prompt(sub[0])
+    assert "the answer is 42" in sub[1]["messages"][-1]["content"]
+    assert "notes.txt says the answer is 42" in parent[1]["messages"][-1]["content"]
+    assert lines[-1]["result"] == "The notes say 42."
