@@ -19,15 +19,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pexpect
 import pytest
 
 from cli_process import nehanda
 from processes import gone
+from repl_process import spawn_repl
 from scripted_calls import calls_stream
-from scripted_server import ScriptedServer, fixture_body
+from scripted_server import Reply, ScriptedServer, fixture_body
 from waiting import until
 
 Call = tuple[str, dict[str, Any]]
+PROMPT = "\x1b[?2004h"
+JSON = {"Content-Type": "application/json"}
 
 
 def args(server: ScriptedServer, prompt: str = "Change the files.") -> list[str]:
@@ -234,3 +238,36 @@ def test_a_folder_swapped_for_a_symlink_out_of_the_workspace_is_not_followed(
     refused = nehanda("undo", "--force", cwd=workspace)
     assert refused.returncode == 1 and "symlink" in refused.stderr
     assert (outside / "x.txt").read_text() == "written\n"
+
+
+def test_after_model_switches_in_the_repl_each_prompts_changes_are_its_own_turn(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    models = {"object": "list", "data": [{"id": "q"}, {"id": "q2"}]}
+    server.route("GET", "/v1/models", Reply(200, json.dumps(models).encode(), JSON))
+    for name in ("first.txt", "second.txt"):
+        server.stream(calls_stream([("Write", {"file_path": name, "content": "x\n"})]))
+        server.stream(fixture_body("e2e_vllm_answer.sse"))
+    child = spawn_repl(server.base_url, workspace, "--yes")
+    child.expect_exact(PROMPT)
+    child.send("write the first\r")
+    child.expect_exact(PROMPT)
+    child.send("/model q2\r")  # the session is opened again on the other model
+    child.expect(r"vllm · q2 · ")
+    child.expect_exact(PROMPT)
+    child.send("write the second\r")
+    child.expect_exact(PROMPT)
+    child.send("/exit\r")
+    child.expect(pexpect.EOF)
+    listed = nehanda("undo", "--list", cwd=workspace)
+    assert listed.returncode == 0, listed.stderr
+    turns: dict[str, list[str]] = {}
+    for line in listed.stdout.splitlines()[1:]:
+        if line.startswith("turn "):
+            prompt = line.split("  ")[2]
+        else:
+            turns.setdefault(prompt, []).append(line.strip())
+    assert turns == {"write the first": ["first.txt"], "write the second": ["second.txt"]}
+    undone = nehanda("undo", cwd=workspace)
+    assert undone.returncode == 0, undone.stderr
+    assert not (workspace / "second.txt").exists() and (workspace / "first.txt").exists()

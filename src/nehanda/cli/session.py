@@ -343,6 +343,8 @@ class ChatSession:
     async def _closed(self) -> None:
         if self.shells is not None:  # its background shells are killed, its servers stopped
             self.shells.close()
+        if self.checkpoints is not None:
+            self.checkpoints.close()
         self.log.close()
         try:
             await self.agent.provider.aclose()
@@ -512,6 +514,8 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     reopened.agent.toolset = chat.agent.toolset
     reopened.skills = chat.skills  # the shelf the kept toolset's Skill tool reads
     reopened.shells, chat.shells = chat.shells, None  # they run in that toolset
+    # Its Write, Edit and Bash record into the checkpoints of that toolset's context.
+    reopened.checkpoints, chat.checkpoints = chat.checkpoints, None
     if chat.agents is not None and chat.agents.crew is not None:
         # The subagents follow: the new provider and model, the new session's reports.
         chat.agents.crew = replace(
