@@ -2,10 +2,11 @@
 
 ``start_turn`` opens a turn (one prompt). Write and Edit hand over a file's old
 contents before they replace it, and its new contents after. Around each Bash
-command, ``before_command`` walks the workspace (``scan``), keeps the contents of
-every file changed since the last walk, appends the differences to the snapshot log
+command, ``before_command`` finds what changed in the workspace since the last look
+(``tracked.Tracked``: one walk, then the folders inotify names), keeps the contents of
+every file changed since then, appends the differences to the snapshot log
 and marks the turn as waiting on it, all before the command runs; ``after_command``
-walks again and records, for each file the command created, changed or deleted, its
+looks again and records, for each file the command created, changed or deleted, its
 state before and after. Each record is written atomically before the change, so a
 turn cut short by a crash still says what to restore (``undo`` compares a pending
 snapshot with the files as it finds them).
@@ -23,9 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nehanda.checkpoints.records import Logged, Turn, append_snapshot, save_turn
-from nehanda.checkpoints.scan import Seen, TooLarge, scan
+from nehanda.checkpoints.scan import Seen, TooLarge
 from nehanda.checkpoints.states import ABSENT, Change, State, safe_relative
 from nehanda.checkpoints.store import Store, next_number, write_json
+from nehanda.checkpoints.tracked import Tracked
 from nehanda.tools.paths import is_inside, workspace_relative
 from nehanda.tools.workfile import read_regular
 
@@ -45,7 +47,7 @@ class Recorder:
         self.folder = store.session(session_id)
         self._number = next_number(self.folder / "turns") - 1
         self._turn: Turn | None = None
-        self._seen: dict[str, Seen] | None = None
+        self._tracked: Tracked | None = None  # made at the first command, with ``hidden``
         self._logged: dict[str, Logged] = {}
         self._seq = 0
         self.hidden: Callable[[Path], bool] = lambda path: False
@@ -95,14 +97,18 @@ class Recorder:
         turn.pending = None
         self._save(turn)
 
+    def close(self) -> None:
+        if self._tracked is not None:
+            self._tracked.close()
+
     def _refresh(self) -> None:
-        """Walk the workspace, keep what changed since the last walk, log the difference."""
-        seen = scan(self.workspace, self.hidden)
-        last = self._seen or {}
-        changed = {rel: s for rel, s in seen.items() if last.get(rel) != s}
-        gone = [rel for rel in last if rel not in seen]
+        """Find what changed since the last look, keep its contents, log the difference."""
+        first = self._tracked is None
+        if self._tracked is None:
+            self._tracked = Tracked(self.workspace, self.hidden)
+        changed, gone = self._tracked.refresh()
         logged = {rel: Logged(s.signature, self._state(rel, s)) for rel, s in changed.items()}
-        if self._seen is None or changed or gone:
+        if first or changed or gone:
             if changed:
                 self.store.sync()
             self._seq += 1
@@ -111,7 +117,6 @@ class Recorder:
         for rel in gone:
             self._logged.pop(rel, None)
         self._logged.update(logged)
-        self._seen = seen
 
     def _state(self, rel: str, seen: Seen) -> State:
         if seen.kept:

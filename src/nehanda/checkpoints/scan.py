@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from nehanda.tools.ignore import IgnoreChain, is_ignored, load_ignore_file
+from nehanda.tools.ignore import IgnoreChain, IgnoreFile, is_ignored, load_ignore_file
 
 IGNORED_FOLDER = "an ignored folder"
 # Past this many entries a workspace is a home folder or a disk, not a project: Bash's
@@ -40,36 +40,58 @@ class Seen(NamedTuple):
     kept: str  # why it is listed and not copied; "" for a file that is copied
 
 
+class Listing(NamedTuple):
+    """One folder's entries: its files (and ignored folders) by relative path, and the
+    folders to walk into, each as (absolute path, relative path with its ``/``, inode)."""
+
+    own: IgnoreFile | None  # the folder's own .gitignore
+    chain: IgnoreChain  # every .gitignore that applies inside it, its own last
+    files: dict[str, Seen]
+    folders: list[tuple[str, str, int]]
+
+
+def list_folder(
+    folder: str, rel: str, above: IgnoreChain, hidden: Callable[[Path], bool]
+) -> Listing:
+    """The entries of one folder, ``rel`` its path below the workspace ("" or "a/b/")."""
+    own = load_ignore_file(folder)
+    chain = above if own is None else (*above, own)
+    files: dict[str, Seen] = {}
+    folders: list[tuple[str, str, int]] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return Listing(own, chain, files, folders)
+    for entry in entries:
+        if entry.name == ".git" and not rel:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        is_dir = stat.S_ISDIR(info.st_mode)
+        if is_dir and hidden(Path(entry.path)):
+            continue
+        name = f"{rel}{entry.name}"
+        ignored = chain and is_ignored(chain, entry.path, is_dir)
+        if is_dir and not ignored:
+            folders.append((entry.path, name + "/", info.st_ino))
+            continue
+        files[name] = _seen(info, IGNORED_FOLDER if is_dir else _why(info, bool(ignored)))
+    return Listing(own, chain, files, folders)
+
+
 def scan(workspace: Path, hidden: Callable[[Path], bool] = lambda path: False) -> dict[str, Seen]:
     """Every file below ``workspace``, by its path relative to it."""
     found: dict[str, Seen] = {}
     stack: list[tuple[str, str, IgnoreChain]] = [(str(workspace), "", ())]
     while stack:
-        folder, rel, chain = stack.pop()
-        own = load_ignore_file(folder)
-        chain = chain if own is None else (*chain, own)
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        if len(found) + len(entries) > MAX_ENTRIES:
+        folder, rel, above = stack.pop()
+        listing = list_folder(folder, rel, above, hidden)
+        found.update(listing.files)
+        if len(found) > MAX_ENTRIES:
             raise TooLarge(workspace)
-        for entry in entries:
-            if entry.name == ".git" and not rel:
-                continue
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            is_dir = stat.S_ISDIR(info.st_mode)
-            if is_dir and hidden(Path(entry.path)):
-                continue
-            name = f"{rel}{entry.name}"
-            ignored = chain and is_ignored(chain, entry.path, is_dir)
-            if is_dir and not ignored:
-                stack.append((entry.path, name + "/", chain))
-                continue
-            found[name] = _seen(info, IGNORED_FOLDER if is_dir else _why(info, bool(ignored)))
+        stack += [(path, name, listing.chain) for path, name, _ in listing.folders]
     return found
 
 
