@@ -172,6 +172,28 @@ def test_claude_blocks_reach_an_openai_upstream_as_parts(ups: Any, up: Upstreams
     ]
 
 
+def test_responses_input_images_reach_an_openai_upstream_and_claude(
+    ups: Any, up: Upstreams
+) -> None:
+    # What Codex sends with a screenshot: input_text and input_image parts.
+    client = openai.OpenAI(base_url=ups[0] + "/v1", api_key=TOKEN, max_retries=0)
+    content: Any = [
+        {"type": "input_text", "text": "What is this?"},
+        {"type": "input_image", "image_url": DATA_URL, "detail": "auto"},
+        {"type": "input_image", "image_url": URL},
+    ]
+    for model in ("vllm-model", "claude-model"):
+        reply = client.responses.create(
+            model=model, input=[{"type": "message", "role": "user", "content": content}]
+        )
+        assert reply.status == "completed" and "cannot see" not in reply.output_text
+    assert up.sent(up.vllm) == [{"role": "user", "content": ASK_OPENAI}]
+    assert up.sent(up.claude)[0]["content"][1:] == [
+        CLAUDE_IMAGE,
+        {"type": "image", "source": {"type": "url", "url": URL}},
+    ]
+
+
 def test_an_image_in_a_claude_tool_result_reaches_claude_inside_it(ups: Any, up: Upstreams) -> None:
     client = anthropic.Anthropic(base_url=ups[0], api_key=TOKEN, max_retries=0)
     call: Any = {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"p": "a.png"}}
@@ -190,6 +212,28 @@ def test_an_image_in_a_claude_tool_result_reaches_claude_inside_it(ups: Any, up:
         ],
     )
     assert up.sent(up.claude)[2] == {"role": "user", "content": [result]}
+
+
+def test_an_image_in_a_responses_call_output_reaches_claude_inside_its_result(
+    ups: Any, up: Upstreams
+) -> None:
+    client = openai.OpenAI(base_url=ups[0] + "/v1", api_key=TOKEN, max_retries=0)
+    output: Any = [
+        {"type": "input_text", "text": "a.png"},
+        {"type": "input_image", "image_url": DATA_URL},
+    ]
+    client.responses.create(
+        model="claude-model",
+        input=[
+            {"type": "message", "role": "user", "content": "Look at a.png"},
+            {"type": "function_call", "call_id": "c1", "name": "view", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": output},
+        ],
+        tools=[{"type": "function", "name": "view", "parameters": {"type": "object"}}],
+    )
+    (result,) = up.sent(up.claude)[2]["content"]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "c1"
+    assert result["content"] == [{"type": "text", "text": "a.png"}, CLAUDE_IMAGE]
 
 
 def test_images_reach_a_seeing_ollama_model_as_its_images_list(ups: Any, up: Upstreams) -> None:

@@ -22,7 +22,7 @@ import json
 from nehanda.events import MessageEnd, ReasoningDelta, StopReason, TextDelta
 from nehanda.providers import bounded_json
 from nehanda.providers.base import ChatRequest, ToolChoice
-from nehanda.serve.media import content_part, content_parts
+from nehanda.serve.media import content_part, tool_result
 from nehanda.serve.turn import CallOut, ServeEvent
 from nehanda.serve.wire import (
     BadRequest,
@@ -38,14 +38,10 @@ from nehanda.serve.wire import (
     text_of,
 )
 from nehanda.types import (
-    DocumentPart,
-    ImagePart,
     JsonObject,
     Message,
     Part,
     ReasoningPart,
-    TextPart,
-    ToolResult,
     ToolSpec,
     ToolUse,
 )
@@ -126,27 +122,14 @@ def _part(raw: object, where: str) -> Part | None:
         call_id = block.get("tool_use_id")
         if not isinstance(call_id, str):
             raise BadRequest(f"{where}: a tool_result block needs its tool_use_id")
-        return _result(call_id, block, where)
+        content, failed = block.get("content"), block.get("is_error") is True
+        return tool_result(call_id, content, failed, f"{where}.content")
     if kind == "thinking" and isinstance(block.get("signature"), str) and block["signature"]:
         # Only a Claude upstream sends it back, and only its own verifies.
         return ReasoningPart(str(block.get("thinking") or ""), block["signature"])
     if kind in ("thinking", "redacted_thinking"):
         return None  # unsigned, or no text to carry: never sent upstream
     return content_part(block, where)
-
-
-def _result(call_id: str, block: JsonObject, where: str) -> ToolResult:
-    """A ``tool_result``: its text, and the images it holds, which travel as images."""
-    parts = content_parts(block.get("content"), f"{where}.content")
-    text = "".join(_words(p) for p in parts if not isinstance(p, ImagePart))
-    images = tuple(p for p in parts if isinstance(p, ImagePart))
-    return ToolResult(call_id, text, block.get("is_error") is True, images=images)
-
-
-def _words(part: TextPart | DocumentPart) -> str:
-    if isinstance(part, TextPart) or part.text is not None:
-        return part.text or ""
-    return part.note
 
 
 def _tools(raw: object) -> tuple[ToolSpec, ...]:

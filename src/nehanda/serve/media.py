@@ -14,7 +14,7 @@ import base64
 import binascii
 
 from nehanda.serve.wire import BadRequest, require_dict
-from nehanda.types import DocumentPart, ImagePart, JsonObject, TextPart
+from nehanda.types import DocumentPart, ImagePart, JsonObject, TextPart, ToolResult
 
 MediaPart = TextPart | ImagePart | DocumentPart
 
@@ -52,6 +52,20 @@ def content_part(raw: object, where: str) -> MediaPart | None:
         file = part.get("file") if kind == "file" else part
         return _file(require_dict(file, f"{where}.file"), where)
     return None
+
+
+def tool_result(call_id: str, content: object, is_error: bool, where: str) -> ToolResult:
+    """A call's result: its text, and the images it holds, which travel as images."""
+    parts = content_parts(content, where)
+    text = "".join(_words(p) for p in parts if not isinstance(p, ImagePart))
+    images = tuple(p for p in parts if isinstance(p, ImagePart))
+    return ToolResult(call_id, text, is_error, images=images)
+
+
+def _words(part: TextPart | DocumentPart) -> str:
+    if isinstance(part, TextPart) or part.text is not None:
+        return part.text or ""
+    return part.note
 
 
 def image_at(url: str, where: str) -> ImagePart:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nehanda.providers.base import ChatRequest, ToolChoice
+from nehanda.serve.media import content_parts, tool_result
 from nehanda.serve.response_store import new_response_id
 from nehanda.serve.wire import (
     BadRequest,
@@ -37,7 +38,7 @@ from nehanda.serve.wire import (
     require_dict,
     text_of,
 )
-from nehanda.types import JsonObject, Message, Part, TextPart, ToolResult, ToolSpec, ToolUse
+from nehanda.types import JsonObject, Message, Part, TextPart, ToolSpec, ToolUse
 
 log = logging.getLogger("nehanda.serve")
 CUSTOM_ARGUMENT = "input"
@@ -142,9 +143,9 @@ def _messages(items: list[JsonObject], stored: int) -> list[Message]:
         elif kind in ("function_call", "custom_tool_call"):
             _add_to_assistant(messages, _history_call(item, where))
         elif kind in ("function_call_output", "custom_tool_call_output"):
-            call_id = _call_id(item, where)
-            text = text_of(_output_parts(item.get("output")), where)
-            messages.append(Message("tool", (ToolResult(call_id, text),)))
+            output = _output_parts(item.get("output"))
+            result = tool_result(_call_id(item, where), output, False, f"{where}.output")
+            messages.append(Message("tool", (result,)))
         elif kind == "item_reference":
             raise BadRequest(f"{where}: item_reference is not supported; send the item itself")
         elif kind != "reasoning":  # reasoning echoed back is accepted and not sent on
@@ -154,11 +155,12 @@ def _messages(items: list[JsonObject], stored: int) -> list[Message]:
 
 def _add_message(messages: list[Message], item: JsonObject, where: str) -> None:
     role = item.get("role")
+    if role == "user":  # its images and files go on to the upstream (``serve.media``)
+        messages.append(Message("user", content_parts(item.get("content"), f"{where}.content")))
+        return
     text = text_of(_output_parts(item.get("content")), where)
     if role in ("system", "developer"):
         messages.append(Message.text_message("system", text))
-    elif role == "user":
-        messages.append(Message.text_message("user", text))
     elif role == "assistant":
         if text:
             _add_to_assistant(messages, TextPart(text))
