@@ -214,6 +214,9 @@ def test_an_image_in_a_claude_tool_result_reaches_claude_inside_it(ups: Any, up:
     assert up.sent(up.claude)[2] == {"role": "user", "content": [result]}
 
 
+VIEW_TOOL: Any = {"type": "function", "name": "view", "parameters": {"type": "object"}}
+
+
 def test_an_image_in_a_responses_call_output_reaches_claude_inside_its_result(
     ups: Any, up: Upstreams
 ) -> None:
@@ -229,7 +232,7 @@ def test_an_image_in_a_responses_call_output_reaches_claude_inside_its_result(
             {"type": "function_call", "call_id": "c1", "name": "view", "arguments": "{}"},
             {"type": "function_call_output", "call_id": "c1", "output": output},
         ],
-        tools=[{"type": "function", "name": "view", "parameters": {"type": "object"}}],
+        tools=[VIEW_TOOL],
     )
     (result,) = up.sent(up.claude)[2]["content"]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "c1"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from nehanda.toolcalls.prompt import compact_spec, render_tool_prompt
+from nehanda.toolcalls.brief_specs import compact_spec
+from nehanda.toolcalls.prompt import render_tool_prompt
 from nehanda.tools.registry import builtin_specs
 
 

@@ -250,7 +250,7 @@ class ContextKeeper:
         small = self.budget.small
         if small and tools:
             if self._compact[0] is not tools:
-                from nehanda.toolcalls.prompt import compact_spec  # only small windows use it
+                from nehanda.toolcalls.brief_specs import compact_spec  # small windows only
 
                 kept = (compact_spec(spec) for spec in tools if spec.facts.small_window)
                 self._compact = (tools, tuple(kept))

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
+from nehanda.toolcalls.brief_specs import compact_spec
 from nehanda.toolcalls.registry import FULL, grammar
 from nehanda.types import JsonObject, ToolResult, ToolSpec, ToolUse
 
@@ -65,31 +65,6 @@ def render_tool_prompt(tools: Iterable[ToolSpec], *, compact: bool = False) -> s
         shown = [_render_tool(compact_spec(s), i == 0) for i, s in enumerate(tools)]
         return "\n\n".join([COMPACT_INSTRUCTIONS, *shown])
     return "\n\n".join([INSTRUCTIONS, *(_render_tool(spec) for spec in tools)])
-
-
-def first_sentence(text: str, most: int = 200) -> str:
-    text = " ".join(text.split())
-    end = text.find(". ")
-    text = text if end < 0 else text[: end + 1]
-    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
-
-
-def compact_spec(spec: ToolSpec) -> ToolSpec:
-    """The tool as a small window can afford it: each description cut to its first sentence
-    (the tool's own ``brief``, if it gives one)."""
-    properties = spec.input_schema.get("properties")
-    schema = dict(spec.input_schema)
-    if isinstance(properties, dict):
-        schema["properties"] = {
-            name: (
-                {**value, "description": first_sentence(value["description"], 120)}
-                if isinstance(value, dict) and isinstance(value.get("description"), str)
-                else value
-            )
-            for name, value in properties.items()
-        }
-    brief = first_sentence(spec.description) if spec.brief is None else spec.brief
-    return replace(spec, description=brief, input_schema=schema)
 
 
 def _render_tool(spec: ToolSpec, example: bool = True) -> str:
