@@ -50,6 +50,7 @@ from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import describe_call, describe_notice
 from nehanda.ui.todo_lines import SUBAGENT_INDENT, plan_set, todo_lines
 from nehanda.ui.tool_lines import Line, duration, fitted, full_output, preview, tool_spans
+from nehanda.ui.word_wrap import wrap_text
 
 REASONING_LINES = 3
 NARROW = 36  # the fewest columns left for a second column beside the first
@@ -180,11 +181,19 @@ class LiveRenderer:
 
     def note(self, message: str, label: str = "note", style: str = "yellow") -> None:
         self._settle()
-        line = Text(f"{label}: ", style=style)
-        line.append(printable(message))
-        # One line, however long: the terminal may fold it, but a pipe gets it whole.
+        text = f"{label}: {printable(message)}"
+        # Wrapped at words on a terminal, continuations under the message; a pipe gets
+        # one line per line, however long.
+        rows = wrap_text(text, self.console.width, len(label) + 2)
+        if not self.console.is_terminal:
+            rows = text.split("\n")
+        first, *rest = rows
         with self._drawing():
-            self.console.print(line, soft_wrap=True)
+            self.console.print(
+                Text.assemble((f"{label}:", style), first[len(label) + 1 :]), soft_wrap=True
+            )
+            for row in rest:
+                self.console.print(Text(row), soft_wrap=True)
 
     def error(self, message: str) -> None:
         self.note(message, "error", "bold red")

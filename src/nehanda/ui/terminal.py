@@ -32,10 +32,12 @@ from nehanda.events import (
 from nehanda.types import Todo
 from nehanda.ui.call_diffs import CallDiffs
 from nehanda.ui.denials import Denials
+from nehanda.ui.screen_fit import prose_rows
 from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import Chosen, describe_notice
 from nehanda.ui.todo_lines import SUBAGENT_INDENT, plan_set, todo_lines
 from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, fitted, preview, tool_spans
+from nehanda.ui.word_wrap import wrap_text
 
 _ANSI = {"bold": "1", "dim": "2", "red": "31", "green": "32", "cyan": "36"}
 
@@ -87,21 +89,31 @@ class TerminalOutput:
 
     def chosen(self, chosen: Chosen) -> None:
         """The start line: what this run uses, and why it calls tools as it does."""
-        line = f"nehanda: {chosen}"
-        self.err.write(f"\x1b[2m{line}\x1b[0m\n" if self.color else f"{line}\n")
+        rows = self._prose(f"nehanda: {printable(str(chosen))}", len("nehanda: "))
+        self.err.write(
+            "".join(f"\x1b[2m{row}\x1b[0m\n" if self.color else f"{row}\n" for row in rows)
+        )
         self.err.flush()
 
     def error(self, message: str) -> None:
-        self._end_line()
-        prefix = "\x1b[31merror:\x1b[0m" if self.color else "error:"
-        self.err.write(f"{prefix} {printable(message)}\n")
-        self.err.flush()
+        self._labelled("error", "31", message)
 
     def note(self, message: str) -> None:
+        self._labelled("note", "33", message)
+
+    def _labelled(self, label: str, colour: str, message: str) -> None:
         self._end_line()
-        prefix = "\x1b[33mnote:\x1b[0m" if self.color else "note:"
-        self.err.write(f"{prefix} {printable(message)}\n")
+        first, *rest = self._prose(f"{label}: {printable(message)}", len(label) + 2)
+        if self.color:
+            first = f"\x1b[{colour}m{label}:\x1b[0m{first[len(label) + 1 :]}"
+        self.err.write("".join(f"{row}\n" for row in (first, *rest)))
         self.err.flush()
+
+    def _prose(self, text: str, hang: int) -> list[str]:
+        """``text`` wrapped at words to a terminal's width; one line per line into a pipe,
+        which a program reads."""
+        columns = self._terminal_columns()
+        return wrap_text(text, columns, hang) if columns else text.split("\n")
 
     def _tool_line(self, event: ToolExecuted) -> None:
         self._end_line()
@@ -117,8 +129,13 @@ class TerminalOutput:
         if plan is None or plan == self._todos:
             return
         self._todos = plan
-        for line in todo_lines(plan):
-            self.err.write(self._styled(line) + "\n")
+        columns = self._terminal_columns()
+        for mark, (text, style) in todo_lines(plan):
+            # An item too long for the terminal continues under its text, broken at words.
+            rows = prose_rows(text, columns - len(mark[0])) if columns else [text]
+            for index, row in enumerate(rows):
+                lead = mark if index == 0 else (" " * len(mark[0]), "")
+                self.err.write(self._styled((lead, (row, style))) + "\n")
         self.err.flush()
 
     def _subagent(self, event: SubagentEvent) -> None:
@@ -135,10 +152,13 @@ class TerminalOutput:
 
     def _width(self) -> int:
         """The terminal's columns where stderr is one; a pipe gets whole lines, up to a cap."""
+        return self._terminal_columns() or MAX_LINE_CHARS
+
+    def _terminal_columns(self) -> int | None:
         with suppress(OSError, ValueError):
             if self.err.isatty():
-                return os.get_terminal_size(self.err.fileno()).columns
-        return MAX_LINE_CHARS
+                return os.get_terminal_size(self.err.fileno()).columns or None
+        return None
 
     def _styled(self, line: Line) -> str:
         if not self.color:
