@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from nehanda.events import (
     EngineEvent,
@@ -39,6 +39,9 @@ from nehanda.ui.todo_lines import SUBAGENT_INDENT, plan_set, todo_lines
 from nehanda.ui.tool_lines import MAX_LINE_CHARS, Line, fitted, preview, tool_spans
 from nehanda.ui.word_wrap import wrap_text
 
+if TYPE_CHECKING:
+    from nehanda.ui.markdown_print import MarkdownPrinter
+
 _ANSI = {"bold": "1", "dim": "2", "red": "31", "green": "32", "cyan": "36"}
 
 
@@ -58,12 +61,16 @@ class TerminalOutput:
         self._shown = self.out.isatty()  # the answer is seen, not read by a program
         self._at_line_start = True
         self._todos: tuple[Todo, ...] = ()
+        self._markdown = _markdown_printer(self.out) if _decorated(self.out) else None
 
     def start(self) -> None:
         pass
 
     def handle(self, event: EngineEvent) -> None:
-        if isinstance(event, TextDelta):
+        if isinstance(event, TextDelta) and self._markdown is not None:
+            for piece in self._markdown.feed(printable(event.text)):
+                self._markdown.show(piece)
+        elif isinstance(event, TextDelta):
             self.out.write(printable(event.text) if self._shown else event.text)
             self.out.flush()
             self._at_line_start = event.text.endswith("\n")
@@ -175,7 +182,21 @@ class TerminalOutput:
             self.note(line)
 
     def _end_line(self) -> None:
+        """The answer so far is out: stderr's lines come after it."""
+        if self._markdown is not None:
+            for piece in self._markdown.finish():
+                self._markdown.show(piece)
+            self._markdown.ended()
         if not self._at_line_start:
             self.out.write("\n")
             self.out.flush()
             self._at_line_start = True
+
+
+def _markdown_printer(out: IO[str]) -> MarkdownPrinter:
+    """The answer's Markdown rendered as the REPL renders it; rich loads only here."""
+    from rich.console import Console
+
+    from nehanda.ui.markdown_print import MarkdownPrinter
+
+    return MarkdownPrinter(Console(file=out, highlight=False, emoji=False))
