@@ -1,15 +1,18 @@
 """Human output for ``--output text``: the answer on stdout, activity on stderr.
 
-The answer streams as it arrives, flushed per delta, to a terminal and to a pipe alike
-(``nehanda run ... | tee log`` streams, and a cut-off stream leaves its partial answer
-on stdout). On a terminal it goes through ``ui.shown_text.printable``, as in the REPL,
-so that it cannot hide, restyle or overwrite what follows (the approval prompt, above
-all), set the window's title or the clipboard; into a pipe or a file it is the
-model's text byte for byte, data for whatever reads it. Activity lines go to stderr,
-always through ``printable``, decorated only when stderr is a terminal and
-``NO_COLOR`` is unset: the reasoning, dimmed; each tool call's line and the preview of
-its output (a Write's or an Edit's diff, unless its approval showed it), as the REPL
-shows them (``ui.tool_lines``); notes and errors.
+The answer streams as it arrives. On a colour terminal its Markdown is rendered as the
+REPL renders it (``ui.markdown_print``, rich loaded only then), each block once complete,
+and what is left of it before any line on stderr, so that the two keep their order.
+Otherwise it is flushed per delta (``nehanda run ... | tee log`` streams, and a cut-off
+stream leaves its partial answer on stdout). On a terminal it goes through
+``ui.shown_text.printable``, as in the REPL, so that it cannot hide, restyle or
+overwrite what follows (the approval prompt, above all), set the window's title or the
+clipboard; into a pipe or a file it is the model's text byte for byte, data for whatever
+reads it. Activity lines go to stderr, always through ``printable``, their prose broken
+between words at a terminal's width (``ui.word_wrap``), decorated only when stderr is a
+terminal and ``NO_COLOR`` is unset: the reasoning, dimmed; each tool call's line and the
+preview of its output (a Write's or an Edit's diff, unless its approval showed it), as
+the REPL shows them (``ui.tool_lines``); notes and errors.
 """
 
 from __future__ import annotations
