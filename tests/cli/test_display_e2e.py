@@ -137,3 +137,22 @@ def test_run_piped_or_with_no_color_gives_the_markdown_as_the_model_wrote_it(
     )
     child.expect(pexpect.EOF)
     assert "Use **bold claims** sparingly, and `inline code` too." in screen(child, 100)
+
+
+def test_run_interrupted_at_a_terminal_keeps_the_rendered_answer_so_far(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    said = "# Partial heading\n\nFirst paragraph is **done**.\n\nSecond"
+    head = chunk({"role": "assistant", "content": ""}) + chunk({"content": said})
+    rest = chunk({"content": " half"}) + chunk({"content": ""}, "stop") + "data: [DONE]\n\n"
+    body = (head + rest).encode()
+    sent = len(head.encode())  # in one piece; the rest is held until the test ends
+    server.stream(body, piece=sent, stall_after=sent, held=server.released)
+    child = spawn_repl(server.base_url, tmp_path, rows=ROWS, command=("run", "go"))
+    child.expect("Partial heading")  # printed once the block after it began
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    rows = [row.strip() for row in screen(child, 100)]
+    # The paragraph, still open when Ctrl-C came, rendered on the way out.
+    assert rows.index("First paragraph is done.") > rows.index("^C")
+    assert "interrupted" in rows and not any("**" in row for row in rows)

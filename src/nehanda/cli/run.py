@@ -101,8 +101,13 @@ def run_once(options: RunOptions) -> int:
     except NehandaError as exc:
         return _failed(report, str(exc), exc.exit_code)
     except KeyboardInterrupt:
-        if report.json:
-            report.output().error(INTERRUPTED)
+        from nehanda.ui.terminal import TerminalOutput
+
+        output = report.output()
+        if isinstance(output, TerminalOutput):
+            output.end()  # the answer so far stays on screen
+        else:
+            output.error(INTERRUPTED)
         raise
     if finished.problem and report.json:
         _error_line(finished.problem)

@@ -69,6 +69,10 @@ class TerminalOutput:
     def start(self) -> None:
         pass
 
+    def end(self) -> None:
+        """A run cut short: what came of the answer is shown, rendered or not."""
+        self._end_line()
+
     def handle(self, event: EngineEvent) -> None:
         if isinstance(event, TextDelta) and self._markdown is not None:
             for piece in self._markdown.feed(printable(event.text)):
