@@ -156,3 +156,17 @@ def test_run_interrupted_at_a_terminal_keeps_the_rendered_answer_so_far(
     # The paragraph, still open when Ctrl-C came, rendered on the way out.
     assert rows.index("First paragraph is done.") > rows.index("^C")
     assert "interrupted" in rows and not any("**" in row for row in rows)
+
+
+def test_run_at_a_terminal_shows_the_prose_before_a_call_before_its_question(
+    server: ScriptedServer, tmp_path: Path
+) -> None:
+    server.stream(answer_after_a_call("Let me **check** first.\n"))
+    server.stream(text_stream(ANSWER))
+    child = spawn_repl(server.base_url, tmp_path, rows=ROWS, command=("run", "go"))
+    child.expect_exact("Run it? (")
+    child.send("y")
+    child.expect(pexpect.EOF)
+    rows = screen(child, 100)
+    question = next(n for n, row in enumerate(rows) if row.startswith("Run it? ("))
+    assert rows.index("Let me check first.") < question

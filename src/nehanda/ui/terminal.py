@@ -86,8 +86,10 @@ class TerminalOutput:
             self.err.flush()
         elif isinstance(event, TurnStarted) and event.turn > 1:
             self._end_line()
-        elif isinstance(event, ToolStarted) and self.diffs:
-            self.diffs.started(event.tool_use, event.facts)
+        elif isinstance(event, ToolStarted):
+            self._end_line()  # the prose before a call shows before its approval question
+            if self.diffs:
+                self.diffs.started(event.tool_use, event.facts)
         elif isinstance(event, ToolExecuted):
             self.denials.add(event)
             self._tool_line(event)
