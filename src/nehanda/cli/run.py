@@ -132,10 +132,12 @@ def _failed(report: _Report, message: str, code: int = 1) -> int:
 
 
 def _error_line(message: str) -> None:
-    """The JSON formats' error, said on stderr too, for the person who ran them."""
+    """The JSON formats' error, said on stderr too, for the person who ran them (broken
+    between words on a terminal)."""
+    from nehanda.cli.error_text import show_error
     from nehanda.ui.shown_text import printable
 
-    sys.stderr.write(f"error: {printable(message)}\n")
+    show_error(printable(message))
 
 
 async def _run(options: RunOptions, report: _Report) -> RunFinished:
