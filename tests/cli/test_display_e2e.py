@@ -24,7 +24,7 @@ from waiting import GUARD
 # Long enough to wrap at 120 columns, its words of many lengths so that a break by
 # columns would land inside one.
 SENTENCE = (
-    "Whenever the marmalade thermometer hesitates, seventeen quizzical archivists "
+    "When the marmalade thermometer hesitates, seventeen quizzical archivists "
     "recalibrate their unexpectedly luminous typewriters beside the crumbling "
     "observatory wall overlooking Kilimanjaro"
 )
