@@ -21,12 +21,15 @@ def spawn_repl(
     columns: int = 100,
     timeout: float = GUARD,
     env: dict[str, str] | None = None,
+    command: tuple[str, ...] = (),
 ) -> pexpect.spawn:
-    """``nehanda --provider vllm --base-url URL --model q EXTRA…`` on a ``rows`` x
-    ``columns`` xterm; an ``expect`` waits ``timeout`` seconds, a hang guard only."""
+    """``nehanda COMMAND… --provider vllm --base-url URL --model q EXTRA…`` on a ``rows``
+    x ``columns`` xterm (no ``command``: the REPL; ``("run", PROMPT)``: one run); an
+    ``expect`` waits ``timeout`` seconds, a hang guard only."""
+    options = ["--provider", "vllm", "--base-url", base_url, "--model", "q"]
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "nehanda", "--provider", "vllm", "--base-url", base_url, "--model", "q", *extra],
+        ["-m", "nehanda", *command, *options, *extra],
         cwd=str(cwd),
         env={**os.environ, "TERM": "xterm", **(env or {})},
         encoding="utf-8",

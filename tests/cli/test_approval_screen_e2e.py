@@ -98,7 +98,7 @@ def test_a_command_taller_than_the_screen_says_so_and_v_shows_every_line(
     )
     assert rows[title + 1] == "  $ echo step 1" and "  $ touch ran.txt" in rows
     assert any("are not shown here (press v to see all 80 lines)" in row for row in rows)
-    assert "v = view it all)" in "".join(rows[-3:])
+    assert "v = view it all)" in " ".join(rows[-3:])
 
     child.logfile_read.truncate(0)
     child.logfile_read.seek(0)

@@ -16,6 +16,7 @@ from nehanda.sandbox.confine import probe_support
 from repl_process import spawn_repl
 from scripted_calls import calls_stream
 from scripted_server import ScriptedServer
+from seen_screen import seen
 
 pytestmark = pytest.mark.skipif(probe_support().landlock_abi == 0, reason="needs Landlock")
 PROMPT = "\x1b[?2004h"
@@ -57,6 +58,14 @@ def tool_result(server: ScriptedServer) -> str:
     return str(content)
 
 
+def noted(child: Any, outside: Path) -> None:
+    """Waits for the prompt after the sandbox's note, and finds the note on the screen,
+    broken between words at the terminal's width."""
+    child.expect_exact(PROMPT)
+    shown = " ".join(" ".join(seen(child.logfile_read.getvalue(), 200, 24)).split())
+    assert f"note: nehanda: the sandbox denied a write to {outside}/f.txt;" in shown, shown
+
+
 def run_until_offer(child: Any, outside: Path) -> None:
     child.expect_exact(PROMPT)
     child.send("plant it\r")
@@ -94,8 +103,7 @@ def test_refused_the_command_is_not_run_again(
     child = repl()
     run_until_offer(child, outside)
     child.send("n")
-    child.expect_exact(f"note: nehanda: the sandbox denied a write to {outside}/f.txt;")
-    child.expect_exact(PROMPT)
+    noted(child, outside)
     assert not (outside / "f.txt").exists()
     result = tool_result(server)
     assert f"nehanda: the sandbox denied a write to {outside}/f.txt;" in result
@@ -112,8 +120,7 @@ def test_under_yes_the_note_shows_and_the_command_is_never_run_outside(
     child = repl("--yes")
     child.expect_exact(PROMPT)
     child.send("plant it\r")
-    child.expect_exact(f"note: nehanda: the sandbox denied a write to {outside}/f.txt;")
-    child.expect_exact(PROMPT)
+    noted(child, outside)
     assert not (outside / "f.txt").exists()
     assert OFFER not in child.logfile_read.getvalue()
     assert "outside the sandbox" not in tool_result(server)

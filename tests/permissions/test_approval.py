@@ -51,7 +51,7 @@ def test_yes_runs_and_the_prompt_shows_the_command_and_the_reason(ws: Path) -> N
     text = shown.getvalue()
     assert "nehanda wants to run Bash:\n  $ make\n" in text
     assert "It asks because no allow rule covers make." in text
-    assert "a = always allow Bash(make) this session" in text
+    assert "a = always allow Bash(make) this session" in " ".join(text.split())
 
 
 def test_no_refuses_and_other_keys_ask_again(ws: Path) -> None:
@@ -329,7 +329,7 @@ def test_a_rule_for_a_path_in_this_workspace_is_not_offered_for_every_project(ws
     decision = Ask("changes ask", ("Edit(src/a.py)",))
     answer = ask(approver, "Edit", decision, file_path="src/a.py", old_string="a", new_string="b")
     assert answer.always and answer.rules == ("Edit(src/a.py)",)
-    assert "a = always allow Edit(src/a.py) this session" in shown.getvalue()
+    assert "a = always allow Edit(src/a.py) this session" in " ".join(shown.getvalue().split())
     assert not settings.exists()
 
 

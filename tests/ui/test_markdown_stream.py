@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from nehanda.events import TextDelta
-from nehanda.ui.live import LiveRenderer, _Lines, markdown
+from nehanda.ui.live import LiveRenderer
+from nehanda.ui.markdown_print import Lines, markdown
 from nehanda.ui.markdown_stream import CODE_LINES, Block, CodeLines, MarkdownBlocks
 from toolcalls.linear import assert_linear
 
@@ -83,7 +84,7 @@ def streamed(pieces: list[str], width: int = 60, live: bool = False) -> list[tup
 
 def once(text: str, width: int = 60) -> list[tuple[str, str]]:
     console, out = colour_console(width)
-    console.print(_Lines(markdown(text)))
+    console.print(Lines(markdown(text)))
     return on_screen(out.getvalue())
 
 
@@ -216,7 +217,7 @@ def test_on_a_live_terminal_the_screen_ends_as_the_answer_rendered_once() -> Non
                 time.sleep(0.15)  # the live area's own redraws come in between
     once_out = io.StringIO()
     Console(file=once_out, width=width, height=height, force_terminal=True).print(
-        _Lines(markdown(text))
+        Lines(markdown(text))
     )
     assert terminal_rows(out.getvalue(), width, height) == terminal_rows(
         once_out.getvalue(), width, height

@@ -12,12 +12,14 @@ import io
 import json
 import os
 import pty
+import re
 import select
 import tty
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given, settings
@@ -25,8 +27,8 @@ from hypothesis import strategies as st
 
 from fakes import checked
 from nehanda.cli.error_text import show_error
-from nehanda.events import ReasoningDelta, TextDelta
-from nehanda.types import ToolUse
+from nehanda.events import ReasoningDelta, RunFinished, TextDelta
+from nehanda.types import ToolUse, Usage
 from nehanda.ui.approval import TerminalApprover
 from nehanda.ui.json_output import JsonOutput, RunDescription
 from nehanda.ui.terminal import TerminalOutput
@@ -84,11 +86,21 @@ def terminal() -> Iterator[Terminal]:
         yield opened
 
 
-def answered(text: str | list[str], out: IO[str], err: IO[str] | None = None) -> None:
-    """``text`` streamed as ``nehanda run --output text`` writes an answer, in deltas."""
-    output = TerminalOutput(out, err or io.StringIO())
+def answered(
+    text: str | list[str], out: IO[str], err: IO[str] | None = None, *, rendered: bool = False
+) -> None:
+    """``text`` streamed as ``nehanda run --output text`` writes an answer, in deltas: as
+    plain text (``NO_COLOR``), or ``rendered`` as Markdown, as on a colour terminal."""
+    with patch.dict(os.environ, {"TERM": "xterm"}):
+        if not rendered:
+            os.environ["NO_COLOR"] = "1"
+        else:
+            os.environ.pop("NO_COLOR", None)
+        output = TerminalOutput(out, err or io.StringIO())
     for delta in [text] if isinstance(text, str) else text:
         output.handle(TextDelta(delta))
+    if rendered:  # the answer's last block shows once the run ends
+        output.handle(RunFinished("", 1, "stop", Usage()))
 
 
 ATTACKS = [  # what it would do, the model's text, what the terminal receives
@@ -113,6 +125,17 @@ def test_the_answer_reaches_a_terminal_escaped(
 ) -> None:
     answered(text, terminal.screen)
     assert terminal.received() == shown
+
+
+def test_the_answer_rendered_as_markdown_lets_no_control_through(terminal: Terminal) -> None:
+    """On a colour terminal the answer is Markdown drawn by rich: the model's controls are
+    shown escaped in it, and the only sequences that arrive are rich's own styles."""
+    answered([text for _, text, _ in ATTACKS], terminal.screen, rendered=True)
+    received = terminal.received()
+    assert "\\x1b]52;c;cm0gLXJmIH4=\\x07" in received and "\\x9b8m" in received
+    ours = re.sub(r"\x1b\[[0-9;]*m", "", received)
+    assert not any(char in ours for char in "\x1b\r\x7f")
+    assert not any(0x80 <= ord(char) <= 0x9F for char in ours)
 
 
 @settings(max_examples=80, deadline=None)

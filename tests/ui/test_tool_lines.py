@@ -242,4 +242,7 @@ def test_a_line_is_cut_call_first_then_outcome_keeping_the_time(width: int, line
     assert text(fitted(tool_spans(event), width)) == line
     body = [text(shown) for shown in preview(event, width=width)]
     # What the line had to cut, the preview shows.
-    assert body == (["  │ Stop."] if width == 80 else ["  │ no rule to make target", "  │ Stop."])
+    cut = {80: [], 40: ["  │ no rule to make target"]}.get(width)
+    # Too narrow for the words, they go on rows of their own (the gutter leaves 12).
+    cut = ["  │ no rule to", "  │ make target"] if cut is None else cut
+    assert body == [*cut, "  │ Stop."]

@@ -18,18 +18,10 @@ def error_text(message: str, width: int | None) -> str:
     text = PREFIX + message
     if width is None:
         return text + "\n"
-    import textwrap  # here, not at the top: main imports this module on every start
+    # Here, not at the top: main imports this module on every start.
+    from nehanda.ui.word_wrap import wrap_text
 
-    lines: list[str] = []
-    for index, line in enumerate(text.splitlines()):
-        lead = len(PREFIX) if index == 0 else len(line) - len(line.lstrip(" ")) + 2
-        lines += textwrap.wrap(
-            line,
-            width=max(width, 20),
-            subsequent_indent=" " * lead,
-            break_long_words=False,
-            break_on_hyphens=False,
-        ) or [""]
+    lines = wrap_text(text, max(width, 20), hang=len(PREFIX))
     return "\n".join(lines) + "\n"
 
 

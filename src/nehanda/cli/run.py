@@ -101,8 +101,13 @@ def run_once(options: RunOptions) -> int:
     except NehandaError as exc:
         return _failed(report, str(exc), exc.exit_code)
     except KeyboardInterrupt:
-        if report.json:
-            report.output().error(INTERRUPTED)
+        from nehanda.ui.terminal import TerminalOutput
+
+        output = report.output()
+        if isinstance(output, TerminalOutput):
+            output.end()  # the answer so far stays on screen
+        else:
+            output.error(INTERRUPTED)
         raise
     if finished.problem and report.json:
         _error_line(finished.problem)
@@ -127,10 +132,12 @@ def _failed(report: _Report, message: str, code: int = 1) -> int:
 
 
 def _error_line(message: str) -> None:
-    """The JSON formats' error, said on stderr too, for the person who ran them."""
+    """The JSON formats' error, said on stderr too, for the person who ran them (broken
+    between words on a terminal)."""
+    from nehanda.cli.error_text import show_error
     from nehanda.ui.shown_text import printable
 
-    sys.stderr.write(f"error: {printable(message)}\n")
+    show_error(printable(message))
 
 
 async def _run(options: RunOptions, report: _Report) -> RunFinished:

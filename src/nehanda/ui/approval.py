@@ -48,7 +48,7 @@ from nehanda.config.writer import add_permission_rule
 from nehanda.errors import ConfigError
 from nehanda.types import CheckedCall, ToolFacts
 from nehanda.ui.approval_view import ShownRequest, fitted_request, shown_request
-from nehanda.ui.screen_fit import pages, rows_of
+from nehanda.ui.screen_fit import pages, prose_rows
 from nehanda.ui.shown_text import abbreviated, hidden, printable, shown_line
 from nehanda.verdicts import Answer, Ask
 
@@ -92,10 +92,11 @@ class TerminalApprover:
         columns, rows = self.screen()
         choices = "y = yes, n = no, t = no, and tell the model what to do instead"
         choices += _always_choice(self, decision, columns, call.facts)
-        question = f"Run it? ({choices}, v = view it all) "
+        question = f"Run it? ({choices}, v = view it all)"
         view = fitted_request(shown, columns, rows, question)
         if view.whole:
-            question = f"Run it? ({choices}) "
+            question = f"Run it? ({choices})"
+        question = "\n".join(prose_rows(question, columns)) + " "
         shown_before = False
         # Made before the question shows, not as its key is read: what the user types once
         # it is on screen must not fall into the time prompt_toolkit takes to load.
@@ -103,7 +104,7 @@ class TerminalApprover:
         while True:
             # Shown again after each key that does not answer, so that what came between
             # (the pages, the rules offered) leaves no part of the call scrolled away.
-            self.output.write(sane + view.text + question)  # wrapped by the terminal
+            self.output.write(sane + view.text + question)
             self.output.flush()
             if not shown_before and self.typed_ahead is not None:
                 self.typed_ahead()  # pressed while the call was laid out: kept, not an answer
@@ -136,7 +137,7 @@ class TerminalApprover:
         return None
 
     async def _page(self, shown: ShownRequest, columns: int, rows: int) -> None:
-        screenfuls = pages(shown.body, columns, rows, [shown.reason])
+        screenfuls = pages(shown.body, columns, rows, prose_rows(shown.reason, columns))
         await page_through(self.input, self.output, screenfuls)
 
     def screen(self) -> tuple[int, int]:
@@ -181,7 +182,8 @@ async def choose_rules(
         notes = ("  (commands that start so)", "  (this command only)")
         for number, (rule_set, note) in enumerate(zip(offered, notes, strict=True), 1):
             lines.append(f"  {number} = {_rules(rule_set, 2 * columns)}{note}")
-        prompt.output.write("\n".join(rows_of(lines, columns)) + "\n")
+        prompt.output.write("\n".join(row for line in lines for row in prose_rows(line, columns)))
+        prompt.output.write("\n")
         picked = await _key(prompt, "Which? (1, 2; Esc = back) ", {"1": "1", "2": "2"})
         if picked is None:
             return None
@@ -191,7 +193,7 @@ async def choose_rules(
         keys = {key: key for key in places}
         choices = ", ".join(f"{key} = {where}" for key, (where, _) in places.items())
         keep = f"Keep {_rules(rules, 2 * columns)}: {choices}"
-        prompt.output.write("\n".join(rows_of([keep], columns)) + "\n")
+        prompt.output.write("\n".join(prose_rows(keep, columns)) + "\n")
         where = await _key(prompt, f"Where? ({', '.join(keys)}; Esc = back) ", keys)
         if where is None:
             return None

@@ -15,7 +15,7 @@ from pathlib import Path
 from nehanda.errors import ToolError
 from nehanda.tools.output import cap_lines
 from nehanda.types import CheckedCall, ToolFacts, ToolUse
-from nehanda.ui.screen_fit import fit, row_count, rows_of
+from nehanda.ui.screen_fit import fit, prose_rows, rows_of
 from nehanda.ui.shown_text import (
     BlankLines,
     abbreviated,
@@ -37,9 +37,12 @@ class ShownRequest:
     body: list[str]
     reason: str
 
+    def title(self) -> str:
+        return f"nehanda wants to run {self.name}:"
+
     def lines(self) -> list[str]:
         """Everything, whole."""
-        return [f"nehanda wants to run {self.name}:", *self.body, self.reason]
+        return [self.title(), *self.body, self.reason]
 
 
 @dataclass(frozen=True)
@@ -71,15 +74,18 @@ def fitted_request(shown: ShownRequest, columns: int, rows: int, question: str) 
     """``shown`` as it fits above ``question`` on a screen of ``columns`` by ``rows``, in
     rows no wider than it: whole, or, with the title saying so, the call's first and last
     rows and the reason cut short."""
-    asking = row_count([question], columns)
-    whole = rows_of(shown.lines(), columns)
+    asking = len(prose_rows(question, columns))
+    # The call's lines (a command, a diff) are cut where the terminal would fold them,
+    # never between words: a break put into them would change what they say.
+    call = rows_of(shown.body, columns)
+    whole = [*prose_rows(shown.title(), columns), *call, *prose_rows(shown.reason, columns)]
     if len(whole) + asking <= rows - 1:
         return View(_text(whole), whole=True)
     size = "1 line, wider" if len(shown.body) == 1 else f"{len(shown.body)} lines, taller"
-    title = rows_of(
-        [f"nehanda wants to run {shown.name} ({size} than the screen: v shows it all):"], columns
+    title = prose_rows(
+        f"nehanda wants to run {shown.name} ({size} than the screen: v shows it all):", columns
     )
-    reason = rows_of([abbreviated(shown.reason, 2 * columns)], columns)
+    reason = prose_rows(abbreviated(shown.reason, 2 * columns), columns)
     body = fit(shown.body, rows - 2 - len(title) - len(reason) - asking, columns)
     return View(_text([*title, *body, *reason]), whole=False)
 

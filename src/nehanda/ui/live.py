@@ -23,9 +23,7 @@ from pathlib import Path
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.padding import Padding
-from rich.segment import Segment
 from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
@@ -44,12 +42,13 @@ from nehanda.events import (
 )
 from nehanda.types import Todo
 from nehanda.ui.call_diffs import CallDiffs
-from nehanda.ui.code_stream import CODE_THEME, CodeView
-from nehanda.ui.markdown_stream import Block, MarkdownBlocks, Piece
+from nehanda.ui.markdown_print import Lines, MarkdownPrinter, markdown
+from nehanda.ui.markdown_stream import Piece
 from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import describe_call, describe_notice
 from nehanda.ui.todo_lines import SUBAGENT_INDENT, plan_set, todo_lines
 from nehanda.ui.tool_lines import Line, duration, fitted, full_output, preview, tool_spans
+from nehanda.ui.word_wrap import wrap_text
 
 REASONING_LINES = 3
 NARROW = 36  # the fewest columns left for a second column beside the first
@@ -86,9 +85,7 @@ class LiveRenderer:
         self.diffs = CallDiffs(workspace)
         self._live: _Live | None = None
         self._view = _LiveView(self)
-        self.text = MarkdownBlocks()
-        self.code = CodeView()
-        self._blocks_shown = 0
+        self.answer = MarkdownPrinter(console)
         self.reasoning: list[str] = []
         self.reasoning_since: float | None = None
         self.collapsed_reasoning: list[str] = []
@@ -180,11 +177,19 @@ class LiveRenderer:
 
     def note(self, message: str, label: str = "note", style: str = "yellow") -> None:
         self._settle()
-        line = Text(f"{label}: ", style=style)
-        line.append(printable(message))
-        # One line, however long: the terminal may fold it, but a pipe gets it whole.
+        text = f"{label}: {printable(message)}"
+        # Wrapped at words on a terminal, continuations under the message; a pipe gets
+        # one line per line, however long.
+        rows = wrap_text(text, self.console.width, len(label) + 2)
+        if not self.console.is_terminal:
+            rows = text.split("\n")
+        first, *rest = rows
         with self._drawing():
-            self.console.print(line, soft_wrap=True)
+            self.console.print(
+                Text.assemble((f"{label}: ", style), first[len(label) + 2 :]), soft_wrap=True
+            )
+            for row in rest:
+                self.console.print(Text(row), soft_wrap=True)
 
     def error(self, message: str) -> None:
         self.note(message, "error", "bold red")
@@ -214,25 +219,12 @@ class LiveRenderer:
     def _text_delta(self, text: str) -> None:
         self._end_reasoning()
         self.activity = None
-        for piece in self.text.feed(text):
+        for piece in self.answer.feed(text):
             self._print_block(piece)
 
     def _print_block(self, piece: Piece) -> None:
         with self._drawing():
-            if piece.new and self._blocks_shown:
-                self.console.print()
-            if isinstance(piece, Block):
-                rendered = _Lines(markdown(piece.text))
-            else:
-                rendered = _Lines(self.code.piece(piece, self.console))
-            if self.console.is_terminal:
-                self.console.print(rendered)
-            else:  # a pipe gets the text, without the blanks padding a code block's rows
-                with self.console.capture() as captured:
-                    self.console.print(rendered)
-                rows = captured.get().splitlines()
-                self.console.file.write("".join(f"{row.rstrip()}\n" for row in rows))
-        self._blocks_shown += 1
+            self.answer.show(piece)
 
     def _drawing(self) -> AbstractContextManager[object]:
         return self._live.drawing() if self._live is not None else nullcontext()
@@ -263,9 +255,9 @@ class LiveRenderer:
     def _settle(self) -> None:
         """Whatever was streaming is complete: print it for good."""
         self._end_reasoning()
-        for piece in self.text.finish():
+        for piece in self.answer.finish():
             self._print_block(piece)
-        self._blocks_shown = 0
+        self.answer.ended()
 
     def _tool_done(self, event: ToolExecuted) -> None:
         call, console = event.tool_use, self.console
@@ -361,12 +353,12 @@ class _LiveView:
         if renderer.reasoning:
             tail = "".join(renderer.reasoning)[-REASONING_LINES * options.max_width :]
             parts.append((Text(tail.strip(), "dim italic"), REASONING_LINES))
-        if (code := renderer.text.code) is not None:
-            parts.append((renderer.code.tail(code), room))
-        elif tail_text := renderer.text.tail:
+        if (code := renderer.answer.blocks.code) is not None:
+            parts.append((renderer.answer.code.tail(code), room))
+        elif tail_text := renderer.answer.blocks.tail:
             parts.append((markdown(_visible(tail_text, room * options.max_width)), room))
         for renderable, lines in parts:
-            yield _Lines(renderable, lines)
+            yield Lines(renderable, lines)
         for todo in todo_lines(renderer.todos, ascii_only=options.ascii_only):
             drawn = styled(todo)
             drawn.no_wrap, drawn.overflow = True, "ellipsis"
@@ -385,10 +377,6 @@ class _LiveView:
             yield below
 
 
-def markdown(text: str) -> Markdown:
-    return Markdown(text, code_theme=CODE_THEME, hyperlinks=False)
-
-
 def _visible(text: str, room: int) -> str:
     """The end of ``text`` that can fill ``room`` characters of screen, from a line's or
     a word's start; only what is drawn in the live area is rendered there."""
@@ -399,30 +387,3 @@ def _visible(text: str, room: int) -> str:
     if cut < 0:
         cut = end.find(" ")
     return end[cut + 1 :] if cut >= 0 else end
-
-
-class _Lines:
-    """A renderable without the blank lines rich puts before some blocks; with ``last``,
-    only its last lines."""
-
-    def __init__(self, renderable: RenderableType, last: int | None = None) -> None:
-        self.renderable, self.last = renderable, last
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = console.render_lines(self.renderable, options, pad=False)
-        while lines and not lines[0]:
-            lines.pop(0)
-        for line in lines[-self.last :] if self.last else lines:
-            yield from _without_padding(line)
-            yield Segment.line()
-
-
-def _without_padding(line: list[Segment]) -> list[Segment]:
-    """The line less the spaces rich pads it with, unless they are coloured (code blocks)."""
-    line = list(line)
-    while line and not (line[-1].style and line[-1].style.bgcolor):
-        last = line.pop()
-        if text := last.text.rstrip(" "):
-            line.append(Segment(text, last.style, last.control))
-            break
-    return line

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from nehanda.ui.shown_text import char_width
+from nehanda.ui.word_wrap import wrap_words
 
 TAB = 8
 MIN_ROOM = 3  # the fewest rows a call gets: its first, the line saying what is left out, its last
@@ -38,6 +39,13 @@ def wrapped(line: str, columns: int) -> list[str]:
         used += char_columns
     rows.append("".join(row))
     return rows
+
+
+def prose_rows(text: str, columns: int, indent: str = "") -> list[str]:
+    """One line of prose (a title, a reason, a question) as rows ``columns`` wide, broken
+    between words, continued after ``indent``; only a word wider than the terminal is cut,
+    where it would fold it."""
+    return rows_of(wrap_words(text, columns, indent), columns)
 
 
 def rows_of(lines: Sequence[str], columns: int) -> list[str]:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from nehanda.events import ToolExecuted
 from nehanda.tools.output import cap_lines
+from nehanda.ui.screen_fit import prose_rows
 from nehanda.ui.shown_text import printable, shown_diff
 from nehanda.ui.summary import describe_call, describe_result
 
@@ -80,14 +81,18 @@ def preview(
     result = event.result
     if result.is_error:
         errors = _error_lines(event, width)
-        return _collapsed(errors, ERROR_HEAD, ERROR_TAIL, hint, gutter, MAX_LINE_CHARS, "red")
+        shown = _collapsed(errors, ERROR_HEAD, ERROR_TAIL, hint, gutter, MAX_LINE_CHARS, "red")
+        # An error is read whole: its lines break between words, under the gutter.
+        return [row for line in shown for row in _wrapped(line, room)]
     if diff is not None:
+        # A diff is cut at the edge, never broken: a break put into it changes what it says.
         capped = cap_lines(shown_diff(diff), MAX_DIFF_LINES).split("\n")
         return [
             ((_cut(printable(text), width), _DIFF_STYLES.get(text[:1], "")),) for text in capped
         ]
     if event.facts.diff is not None:
         return []  # a Write or an Edit: its diff is its preview (here, or in the approval)
+    # Output is a glimpse, each line cut at the edge (it may be code); /output shows it.
     lines = output_lines(event)
     return _collapsed(lines, PREVIEW_HEAD, PREVIEW_TAIL, hint, gutter, room, "")
 
@@ -135,6 +140,15 @@ def _collapsed(
     left_out = len(lines) - head - tail
     note = f"… +{left_out} lines" + (f" ({hint})" if hint else "")
     return [*shown[:head], ((gutter, "dim"), (note, "dim")), *shown[-tail:]]
+
+
+def _wrapped(line: Line, room: int) -> list[Line]:
+    """A gutter's line as rows of ``room`` columns after the gutter, broken between words."""
+    (gutter, gutter_style), *rest = line
+    text = _text(tuple(rest))
+    style = rest[0][1] if rest else ""
+    indent = " " * (len(text) - len(text.lstrip(" ")))
+    return [((gutter, gutter_style), (row, style)) for row in prose_rows(text, room, indent)]
 
 
 def _text(line: Line) -> str:
