@@ -90,7 +90,8 @@ def test_a_fake_prompt_and_concealed_text_cannot_hide_the_real_one(
         written = child.logfile_read.getvalue()
         real = rows.index("  $ rm -rf victim")
         assert rows[real - 1] == "nehanda wants to run Bash:"
-        assert rows.index("  $ ls") < real
+        fake = next(n for n, row in enumerate(rows) if "$ ls" in row)  # Markdown joins its lines
+        assert fake < real
         assert [n for n, row in enumerate(rows) if row.startswith("Run it? (")][-1] > real
         assert "instead) \\x1b[8m" in written  # the model's sequence, shown for what it is
         assert "\x1b[8m" not in written
