@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import compileall
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,12 @@ compileall.compile_dir(Path(nehanda.__file__).parent, quiet=1)
 # A nehanda started by a test without its own stdin reads the runner's, which a CI runner
 # may hold open with nothing in it: then a prompt would wait out the pipe's grace.
 os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+
+# A runner started in the background by a shell without job control has SIGINT ignored,
+# and an ignored signal stays ignored across exec: every nehanda a test then sends Ctrl-C
+# would not see it. A handler, unlike SIG_IGN, is reset to the default in each child.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 PROVIDER_ENV = (
     "OPENAI_API_KEY",
