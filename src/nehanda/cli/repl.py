@@ -41,20 +41,18 @@ from nehanda.cli.repl_slash import SlashCommands, Tally
 from nehanda.cli.session import ChatSession, open_session
 from nehanda.cli.session_start import SessionOptions
 from nehanda.cli.sigterm import ended_by_sigterm
+from nehanda.cli.trust_offer import offer_trust
 from nehanda.cli.turn_keys import TurnKeys
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.permission_modes import next_in_cycle
 from nehanda.config.settings import (
-    load_settings,
-    project_settings_path,
     user_settings_path,
 )
-from nehanda.config.trust import trust_folder
 from nehanda.engine.transcript import Session
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd, RunFinished
 from nehanda.types import CheckedCall
-from nehanda.ui.approval import TerminalApprover, read_key
+from nehanda.ui.approval import TerminalApprover
 from nehanda.ui.call_diffs import NotingApprover
 from nehanda.ui.live import LiveRenderer, make_console
 from nehanda.verdicts import Answer, Approver, Ask
@@ -77,7 +75,7 @@ async def _session(options: SessionOptions, first_prompt: str | None) -> int:
     renderer = LiveRenderer(make_console(), options.workspace)
     options = replace(options, on_retry=renderer.handle)
     try:
-        await _offer_trust(options, renderer)
+        await offer_trust(options.workspace, options.flags, renderer)
         await offer_approvals(options.workspace, options.flags, renderer)
         await offer_hook_approvals(options.workspace, options.flags, renderer)
         chat = await open_session(options)
@@ -91,28 +89,6 @@ async def _session(options: SessionOptions, first_prompt: str | None) -> int:
     finally:
         await repl.notifier.drain()
         await repl.chat.close("prompt_input_exit")
-
-
-async def _offer_trust(options: SessionOptions, renderer: LiveRenderer) -> None:
-    """At a terminal, offers to trust a folder whose project settings would be partly
-    ignored, as other agents ask before they act on a folder new to them."""
-    if not (sys.stdin.isatty() and renderer.console.is_terminal):
-        return
-    ignored = load_settings(options.workspace, options.flags).untrusted_ignored
-    if not ignored:
-        return
-    renderer.say(
-        f"{project_settings_path(options.workspace)} sets {', '.join(ignored)}, which a "
-        "project may set only once you trust its folder. Trust it only if you trust whoever "
-        "wrote it: its settings may then let commands run without asking, and send the "
-        "conversation and your API keys to the servers it names.",
-        "yellow",
-    )
-    renderer.console.print("Trust this folder? (y = yes, n = no) ", end="")
-    if (await read_key(sys.stdin)).lower() == "y":
-        renderer.say(f"yes; trusted {trust_folder(options.workspace)}")
-    else:
-        renderer.say("no; its settings will be applied only in part")
 
 
 @dataclass
