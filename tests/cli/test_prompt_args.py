@@ -36,6 +36,26 @@ def test_the_first_word_decides_between_a_command_and_a_prompt(
     assert split_prompt(args, TAKING_VALUE, COMMANDS) == (words, rest)
 
 
+@pytest.mark.parametrize(
+    ("args", "words", "rest"),
+    [
+        (["--resume"], None, ["--resume"]),
+        (["--resume", "fix it"], ["fix it"], ["--resume"]),
+        (["--resume", "fix"], ["fix"], ["--resume"]),
+        (["--resume", "5ea999", "go"], ["go"], ["--resume", "5ea999"]),
+        (["--resume", "20261203-171550-5ea999"], None, ["--resume", "20261203-171550-5ea999"]),
+        (["--resume", "-y", "fix it"], ["fix it"], ["--resume", "-y"]),
+        (["--resume=fix", "go"], ["go"], ["--resume=fix"]),
+        (["--resume", "x1 y"], ["x1 y"], ["--resume"]),
+        (["--resume", "run"], None, ["--resume", "run"]),
+    ],
+)
+def test_an_optional_value_is_taken_only_when_it_looks_like_an_id(
+    args: list[str], words: list[str] | None, rest: list[str]
+) -> None:
+    assert split_prompt(args, TAKING_VALUE, COMMANDS, {"--resume"}) == (words, rest)
+
+
 WORD = st.sampled_from(["fix", "the", "bug", "/init", "x y"])
 OPTION = st.one_of(
     st.tuples(st.sampled_from(["-p", "-y", "--verbose"])),

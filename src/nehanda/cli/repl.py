@@ -60,18 +60,21 @@ from nehanda.verdicts import Answer, Approver, Ask
 T = TypeVar("T")
 
 
-def run_repl(options: SessionOptions, first_prompt: str | None = None) -> int:
+def run_repl(
+    options: SessionOptions, first_prompt: str | None = None, *, pick_session: bool = False
+) -> int:
     """Runs the interactive session until the user leaves, ``first_prompt`` sent as if
-    typed first (``nehanda "fix the bug"``); returns the exit code."""
-    return asyncio.run(_main(options, first_prompt))
+    typed first (``nehanda "fix the bug"``), after ``/resume``'s picker when
+    ``pick_session`` (``nehanda --resume``); returns the exit code."""
+    return asyncio.run(_main(options, first_prompt, pick_session))
 
 
-async def _main(options: SessionOptions, first_prompt: str | None) -> int:
+async def _main(options: SessionOptions, first_prompt: str | None, pick_session: bool) -> int:
     with ended_by_sigterm():
-        return await _session(options, first_prompt)
+        return await _session(options, first_prompt, pick_session)
 
 
-async def _session(options: SessionOptions, first_prompt: str | None) -> int:
+async def _session(options: SessionOptions, first_prompt: str | None, pick_session: bool) -> int:
     renderer = LiveRenderer(make_console(), options.workspace)
     options = replace(options, on_retry=renderer.handle)
     try:
@@ -84,6 +87,7 @@ async def _session(options: SessionOptions, first_prompt: str | None) -> int:
         return exc.exit_code
     repl = Repl(chat, options, renderer)
     repl.pending = [first_prompt] if first_prompt else []
+    repl.pick_session = pick_session
     try:
         return await repl.run()
     finally:
@@ -138,6 +142,7 @@ class Repl:
         self._task: asyncio.Future[Any] | None = None
         self.keys: TurnKeys | None = None
         self.pending: list[str] = []
+        self.pick_session = False
         self.notifier = Notifier(chat.notify, chat)
         if isinstance(self.reader, TerminalReader):
             self.keys = TurnKeys(sys.stdin, self.cycle_mode, self._interrupt)
@@ -152,6 +157,9 @@ class Repl:
             self.show_resumed(self.options.resume)
         self.renderer.say("/help lists the commands; Ctrl-D leaves.", "dim")
         await self.chat.started("resume" if self.options.resume else "startup")
+        if self.pick_session:  # nehanda --resume: the picker /resume opens
+            resume = Command("resume")
+            await self._handle_work(self.slash.run(resume), resume)
         await self._loop()
         self.renderer.say(f"session {self.chat.id} saved; nehanda --resume {self.chat.id}", "dim")
         return 0
