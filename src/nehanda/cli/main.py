@@ -409,6 +409,14 @@ EXAM_MODES: dict[str, tuple[ExamMode, ...]] = {
     type=click.Choice(("text", "json")),
     help="With --exam: text for people (default), json for programs.",
 )
+@click.option(
+    "--yes",
+    "-y",
+    "confirmed",
+    is_flag=True,
+    help="With --exam: send the tasks (tens of thousands of tokens) to a paid endpoint "
+    "without asking.",
+)
 def doctor(
     provider: str | None,
     model: str | None,
@@ -418,6 +426,7 @@ def doctor(
     runs: int | None,
     save: bool,
     output_format: str | None,
+    confirmed: bool,
 ) -> int:
     """Check that a provider works: server, model, tools, mode, context.
 
@@ -434,11 +443,11 @@ def doctor(
         if save and exam_mode not in (None, "both"):
             raise click.UsageError("--save compares both modes: leave out --mode")
         options = ExamOptions(
-            EXAM_MODES[exam_mode or "both"], runs or 1, save, output_format == "json"
+            EXAM_MODES[exam_mode or "both"], runs or 1, save, output_format == "json", confirmed
         )
         return exam_command(Path.cwd().resolve(), flags, options)
-    if exam_mode or runs or save or output_format:
-        raise click.UsageError("--mode, --runs, --save and --output go with --exam")
+    if exam_mode or runs or save or output_format or confirmed:
+        raise click.UsageError("--mode, --runs, --save, --output and --yes go with --exam")
     diagnosis = asyncio.run(run_doctor(Path.cwd().resolve(), flags))
     click.echo("nehanda doctor")
     if diagnosis.checks:
