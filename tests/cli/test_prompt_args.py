@@ -72,3 +72,23 @@ def test_options_anywhere_keep_the_prompts_words_in_order(
     expected_words = [piece[0] for piece in pieces if not piece[0].startswith("-")]
     expected_rest = [token for piece in pieces if piece[0].startswith("-") for token in piece]
     assert (words, rest) == (expected_words or None, expected_rest)
+
+
+@pytest.mark.parametrize(
+    ("args", "prompt", "model", "resume"),
+    [
+        (["--model", "q", "--provider", "vllm"], None, "q", None),
+        (["--resume", "--model", "q", "fix", "it"], "fix it", "q", ""),
+        (["fix", "--resume", "5ea999", "--model", "q"], "fix", "q", "5ea999"),
+        (["--model", "q", "--resume"], None, "q", ""),
+    ],
+)
+def test_nehandas_own_options_keep_their_values_whatever_click_marks_them_with(
+    args: list[str], prompt: str | None, model: str, resume: str | None
+) -> None:
+    from nehanda.cli.help_text import PROMPT_KEY
+    from nehanda.cli.main import cli
+
+    context = cli.make_context("nehanda", args)
+    assert context.meta.get(PROMPT_KEY) == prompt
+    assert (context.params["model"], context.params["resume_id"]) == (model, resume)

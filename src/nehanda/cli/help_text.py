@@ -57,17 +57,20 @@ class Nehanda(click.Group):
 
     def parse_args(self, context: click.Context, args: list[str]) -> list[str]:
         options = [param for param in self.params if isinstance(param, click.Option)]
-        taking_value = {
-            spelling
-            for param in options
-            if not param.is_flag and not param.count and param.flag_value is None
-            for spelling in param.opts
-        }
+        # An option with a value that may be left out has a string flag value; others
+        # have None (click 8.4) or a sentinel (click 8.5).
         optional_value = {
             spelling
             for param in options
-            if not param.is_flag and param.flag_value is not None
+            if not param.is_flag and isinstance(param.flag_value, str)
             for spelling in param.opts
+        }
+        taking_value = {
+            spelling
+            for param in options
+            if not param.is_flag and not param.count
+            for spelling in param.opts
+            if spelling not in optional_value
         }
         words, rest = split_prompt(args, taking_value, self.commands, optional_value)
         if words is not None:
