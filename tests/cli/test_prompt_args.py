@@ -36,6 +36,26 @@ def test_the_first_word_decides_between_a_command_and_a_prompt(
     assert split_prompt(args, TAKING_VALUE, COMMANDS) == (words, rest)
 
 
+@pytest.mark.parametrize(
+    ("args", "words", "rest"),
+    [
+        (["--resume"], None, ["--resume"]),
+        (["--resume", "fix it"], ["fix it"], ["--resume"]),
+        (["--resume", "fix"], ["fix"], ["--resume"]),
+        (["--resume", "5ea999", "go"], ["go"], ["--resume", "5ea999"]),
+        (["--resume", "20261203-171550-5ea999"], None, ["--resume", "20261203-171550-5ea999"]),
+        (["--resume", "-y", "fix it"], ["fix it"], ["--resume", "-y"]),
+        (["--resume=fix", "go"], ["go"], ["--resume=fix"]),
+        (["--resume", "x1 y"], ["x1 y"], ["--resume"]),
+        (["--resume", "run"], None, ["--resume", "run"]),
+    ],
+)
+def test_an_optional_value_is_taken_only_when_it_looks_like_an_id(
+    args: list[str], words: list[str] | None, rest: list[str]
+) -> None:
+    assert split_prompt(args, TAKING_VALUE, COMMANDS, {"--resume"}) == (words, rest)
+
+
 WORD = st.sampled_from(["fix", "the", "bug", "/init", "x y"])
 OPTION = st.one_of(
     st.tuples(st.sampled_from(["-p", "-y", "--verbose"])),
@@ -52,3 +72,23 @@ def test_options_anywhere_keep_the_prompts_words_in_order(
     expected_words = [piece[0] for piece in pieces if not piece[0].startswith("-")]
     expected_rest = [token for piece in pieces if piece[0].startswith("-") for token in piece]
     assert (words, rest) == (expected_words or None, expected_rest)
+
+
+@pytest.mark.parametrize(
+    ("args", "prompt", "model", "resume"),
+    [
+        (["--model", "q", "--provider", "vllm"], None, "q", None),
+        (["--resume", "--model", "q", "fix", "it"], "fix it", "q", ""),
+        (["fix", "--resume", "5ea999", "--model", "q"], "fix", "q", "5ea999"),
+        (["--model", "q", "--resume"], None, "q", ""),
+    ],
+)
+def test_nehandas_own_options_keep_their_values_whatever_click_marks_them_with(
+    args: list[str], prompt: str | None, model: str, resume: str | None
+) -> None:
+    from nehanda.cli.help_text import PROMPT_KEY
+    from nehanda.cli.main import cli
+
+    context = cli.make_context("nehanda", args)
+    assert context.meta.get(PROMPT_KEY) == prompt
+    assert (context.params["model"], context.params["resume_id"]) == (model, resume)

@@ -296,15 +296,15 @@ def test_a_folder_whose_settings_ask_for_trust_is_offered_it_at_start(
     store = Path(os.environ["XDG_STATE_HOME"]) / "nehanda" / "trusted_folders.json"
     child = spawn()
     child.expect("permissions.allow")
-    child.expect_exact("Trust this folder? (y = yes, n = no) ")
+    child.expect_exact("trust this folder? [y/N/v to view AGENTS.md and settings] ")
     child.send(key)
     if key == "y":
-        child.expect("yes; trusted")
+        child.expect("its files apply from now on")
         child.expect_exact(PROMPT)
         assert "were ignored" not in child.logfile_read.getvalue()
         assert json.loads(store.read_text())["folders"] == [str(workspace.resolve())]
     else:
-        child.expect("no; its settings will be applied only in part")
+        child.expect("not trusted; to trust it later, run `nehanda trust`")
         child.expect("were ignored")
         child.expect_exact(PROMPT)
         assert not store.exists()
@@ -313,10 +313,10 @@ def test_a_folder_whose_settings_ask_for_trust_is_offered_it_at_start(
 
     again = spawn()
     if key == "n":  # asked again at every start until trusted
-        again.expect_exact("Trust this folder?")
+        again.expect_exact("trust this folder?")
         again.send("n")
     again.expect_exact(PROMPT)
-    assert again.logfile_read.getvalue().count("Trust this folder?") == (key == "n")
+    assert again.logfile_read.getvalue().count("trust this folder?") == (key == "n")
     again.sendcontrol("d")
     again.expect(pexpect.EOF)
 

@@ -387,6 +387,48 @@ def test_resume_with_no_argument_lists_this_folders_sessions_and_continues_the_o
     assert "With make." in answers
 
 
+def test_resume_flag_with_no_id_opens_the_picker_and_sends_the_prompt_to_the_one_picked(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    """``nehanda --resume "…"``: the prompt is not taken for an id (it has a space), the
+    picker opens, and the prompt goes on the picked session."""
+    sessions_dir().mkdir(parents=True, exist_ok=True)
+    write_session("20261130-090000-aaaaaa", workspace, "Newest question", "Newest answer", 300)
+    write_session("20261129-090000-bbbbbb", workspace, "How is it built?", "With make.", 7200)
+    server.stream("e2e_vllm_answer.sse")
+    child = spawn_repl(server.base_url, workspace, "--resume", "And how is it tested?", rows=30)
+    try:
+        child.expect_exact("Sessions in this folder:")
+        shown = wait_screen(child, "Sessions in this folder:", "Esc cancels")
+        assert "1. Newest question  5 min ago · 2 replies" in shown
+        child.send("2")
+        child.expect("resumed session 20261129-090000-bbbbbb: 2 earlier replies")
+        child.expect("Install it with")
+        child.expect_exact(PROMPT)
+        leave(child)
+    finally:
+        child.close(force=True)
+    (body,) = bodies(server)
+    users = [m["content"] for m in body["messages"] if m["role"] == "user"]
+    assert users == ["How is it built?", "And how is it tested?"]
+    assert "With make." in [m.get("content") for m in body["messages"]]
+
+
+def test_resume_flag_with_a_unique_start_of_an_id_resumes_it_without_a_picker(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    sessions_dir().mkdir(parents=True, exist_ok=True)
+    write_session("20261129-090000-bbbbbb", workspace, "How is it built?", "With make.", 7200)
+    child = spawn_repl(server.base_url, workspace, "--resume", "20261129", rows=30)
+    try:
+        child.expect("resumed session 20261129-090000-bbbbbb")
+        child.expect_exact(PROMPT)
+        assert "Sessions in this folder:" not in child.logfile_read.getvalue()
+        leave(child)
+    finally:
+        child.close(force=True)
+
+
 def test_without_a_terminal_a_picker_is_a_numbered_list_answered_by_number(
     server: ScriptedServer, workspace: Path
 ) -> None:

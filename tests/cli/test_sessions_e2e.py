@@ -69,6 +69,21 @@ def test_resume_by_id_and_missing_sessions_are_clear_errors(
     assert both.returncode == 2
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["run", "--resume"], ["run", "hi", "--resume"], ["-p", "--resume", "hi"]],
+    ids=["run --resume", "run PROMPT --resume", "-p --resume PROMPT"],
+)
+def test_run_resume_with_no_id_is_a_usage_error_naming_the_ways_to_pick(
+    tmp_path: Path, args: list[str]
+) -> None:
+    done = nehanda(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert "--resume needs a session ID here" in line
+    assert "`nehanda sessions` lists them" in line and "--continue" in line
+
+
 def test_secrets_in_tool_output_reach_neither_the_log_nor_the_model(
     server: ScriptedServer, tmp_path: Path
 ) -> None:

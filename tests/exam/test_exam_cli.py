@@ -10,6 +10,7 @@ in-process through click, except where a real process is the point (Ctrl-C).
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -18,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pexpect
 import pytest
 from click.testing import CliRunner, Result
 
+from cli_process import nehanda
 from exam import exam_models
 from nehanda.cli.main import cli
 from nehanda.config.settings import load_settings, resolve_named_provider, user_settings_path
@@ -111,9 +114,76 @@ def test_the_estimate_comes_first_and_progress_goes_to_stderr(server: ScriptedSe
     first = result.stdout.splitlines()[0]
     assert first.startswith(f"{len(TASKS)} tasks in rescue: {REQUESTS} requests, about ")
     assert "Ctrl-C stops and keeps the table so far" in first
-    assert "rescue  string_argument" in result.stderr and "pass" in result.stderr
+    progress = [line for line in result.stderr.splitlines() if " rescue  " in line]
+    assert len(progress) == len(TASKS)
+    for done_count, line in enumerate(progress, 1):  # place, task, seconds, tokens, result
+        place = rf"^  {done_count:>2}/{len(TASKS)}  rescue  [a-z_]+ +\d+\.\d s +\S+ tokens  "
+        assert re.match(place + "pass$", line), line
+    assert "paid endpoint" not in result.stdout + result.stderr  # this machine, no key
     assert "no mode recommended: only rescue was examined; --mode both compares" in result.stdout
     assert all("tools" not in r.body for r in server.requests)
+
+
+PAID = "EXAM_TEST_KEY"
+
+
+def paid_provider(server: ScriptedServer) -> None:
+    """An OpenAI-type provider on the scripted server, sent a key: what a paid one is."""
+    user_file(
+        f'[providers.paid]\ntype = "openai"\nbase_url = "{server.base_url}"\n'
+        f'model = "q"\napi_key_env = "{PAID}"\n'
+    )
+
+
+def test_a_paid_endpoint_without_a_terminal_is_refused_unless_yes(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.responder = exam_models.PERFECT_NATIVE
+    paid_provider(server)
+    args = ("doctor", "--exam", "--provider", "paid", "--mode", "rescue")
+    refused = nehanda(*args, cwd=workspace, env={PAID: "sk-test-1234"})
+    assert refused.returncode == 2, refused.stderr
+    (line,) = refused.stderr.splitlines()[-1:]
+    assert line.startswith("error: the exam would send about ") and "tokens to paid" in line
+    assert "a paid endpoint" in line and "pass --yes to send them" in line
+    assert not server.received("/v1/chat/completions")
+
+    sent = nehanda(*args, "--yes", cwd=workspace, env={PAID: "sk-test-1234"})
+    assert sent.returncode == 0, sent.stderr
+    assert "paid endpoint" not in sent.stderr
+    assert len(server.received("/v1/chat/completions")) == REQUESTS
+    assert f"{len(TASKS)}/{len(TASKS)}  rescue" in sent.stderr
+
+
+@pytest.mark.parametrize("key", ["n", "y"])
+def test_a_paid_endpoint_at_a_terminal_is_asked_about_with_the_tokens(
+    server: ScriptedServer, workspace: Path, key: str
+) -> None:
+    server.responder = exam_models.PERFECT_NATIVE
+    paid_provider(server)
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "nehanda", "doctor", "--exam", "--provider", "paid", "--mode", "rescue"],
+        cwd=str(workspace),
+        env={**os.environ, PAID: "sk-test-1234"},
+        encoding="utf-8",
+        timeout=GUARD,
+    )
+    try:
+        child.expect(r"send about [\d.]+k tokens to paid \(openai\) at http://127\.0\.0\.1")
+        child.expect_exact("a paid endpoint? [y/N]: ")
+        child.sendline(key)
+        if key == "n":
+            child.expect_exact("not sent; nothing was spent (--yes sends without asking)")
+        else:
+            child.expect(f"{len(TASKS)}/{len(TASKS)}  rescue")
+            child.expect("only rescue was examined")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == (1 if key == "n" else 0)
+    sent = server.received("/v1/chat/completions")
+    assert len(sent) == (0 if key == "n" else REQUESTS)
 
 
 def test_leaked_native_calls_are_counted_with_the_servers_fix_and_rescue_saved(
@@ -272,7 +342,7 @@ def test_no_provider_is_one_line_and_exit_1(unused_port: int) -> None:
     ("args", "says"),
     [
         (["--exam", "--mode", "native", "--save"], "--save compares both modes"),
-        (["--runs", "2"], "--mode, --runs, --save and --output go with --exam"),
+        (["--runs", "2"], "--mode, --runs, --save, --output and --yes go with --exam"),
         (["--exam", "--runs", "0"], "0 is not in the range"),
     ],
 )

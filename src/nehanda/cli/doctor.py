@@ -8,14 +8,17 @@ the kernel sandbox enforces for Bash commands here. It never writes settings; wh
 it learns about a model lands in the same cache a run uses.
 
 ``doctor --exam`` (``exam_command``) runs ``nehanda.exam`` on that provider instead,
-and writes the mode it found only when ``--save`` asks.
+one stderr line per task as it ends, and writes the mode it found only when ``--save``
+asks. Before it spends tokens on a paid endpoint (``exam.estimate.paid_endpoint``) it
+asks, or with no terminal refuses, unless ``--yes``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -226,6 +229,11 @@ class ExamOptions:
     runs: int = 1
     save: bool = False
     json_output: bool = False
+    confirmed: bool = False  # --yes: spend tokens on a paid endpoint without asking
+
+
+class SpendingDeclined(Exception):
+    """The user answered no to sending the exam to a paid endpoint."""
 
 
 def exam_command(workspace: Path, flags: Flags, options: ExamOptions) -> int:
@@ -243,6 +251,9 @@ def exam_command(workspace: Path, flags: Flags, options: ExamOptions) -> int:
         asyncio.run(_examine(workspace, flags, options, exam, chosen))
     except KeyboardInterrupt:
         exam.interrupted = True
+    except SpendingDeclined:
+        click.echo("not sent; nothing was spent (--yes sends without asking)", err=True)
+        return 1
     except NehandaError as exc:
         exam.error = str(exc)
     return _conclude(exam, options, chosen[0] if chosen else None)
@@ -255,6 +266,7 @@ async def _examine(
     exam: Exam,
     chosen: list[tuple[Settings, ProviderConfig]],
 ) -> None:
+    from nehanda.exam.estimate import paid_endpoint
     from nehanda.exam.runner import Examiner, ExamStopped, ModeRun
 
     settings, config = await choose_provider(workspace, flags, Diagnosis())
@@ -269,8 +281,12 @@ async def _examine(
         for run in exam.modes:
             if run.mode == "native" and native.mode == "rescue":
                 run.status, run.reason = "skipped", native.reason
-        click.echo(_estimate(exam), err=options.json_output)
-        examiner = Examiner(provider, exam.model, on_task=_progress)
+        line, tokens = _estimate(exam)
+        click.echo(line, err=options.json_output)
+        if not options.confirmed and paid_endpoint(config, os.environ):
+            _approve_spending(exam, tokens)
+        total = sum(len(exam.tasks) * exam.runs for run in exam.modes if run.status == "not run")
+        examiner = Examiner(provider, exam.model, on_task=_progress(total))
         for run in exam.modes:
             if run.status == "not run":
                 await examiner.run_mode(run, exam.tasks, exam.runs)
@@ -280,7 +296,8 @@ async def _examine(
         await provider.aclose()
 
 
-def _estimate(exam: Exam) -> str:
+def _estimate(exam: Exam) -> tuple[str, int]:
+    """The line saying what the exam will send, and its tokens."""
     from nehanda.engine.system_prompt import build_system_prompt
     from nehanda.exam.estimate import estimate
     from nehanda.exam.report import estimate_line
@@ -290,13 +307,36 @@ def _estimate(exam: Exam) -> str:
     system = build_system_prompt(EXAM_WORKSPACE)
     modes = [run.mode for run in exam.modes if run.status == "not run"]
     found = {m: estimate(exam.tasks, m, exam.runs, system, builtin_specs()) for m in modes}
-    return estimate_line(exam, found)
+    return estimate_line(exam, found), sum(e.tokens for e in found.values())
 
 
-def _progress(outcome: TaskRun) -> None:
+def _approve_spending(exam: Exam, tokens: int) -> None:
+    """Asks at a terminal before the exam spends ``tokens`` on a paid endpoint; refuses
+    (a usage error) where nobody can be asked."""
+    from nehanda.exam.report import spending_question, spending_refused
+
+    if not sys.stdin.isatty():
+        raise click.UsageError(spending_refused(exam, tokens))
+    try:
+        sent = click.confirm(spending_question(exam, tokens), default=False, err=True)
+    except click.Abort:  # Ctrl-D or Ctrl-C at the question
+        sent = False
+    if not sent:
+        raise SpendingDeclined
+
+
+def _progress(total: int) -> Callable[[TaskRun], None]:
+    """What tells, on stderr, of each task as it ends: its place among ``total``."""
     from nehanda.exam.report import progress_line
 
-    click.echo(progress_line(outcome), err=True)
+    done = 0
+
+    def report(outcome: TaskRun) -> None:
+        nonlocal done
+        done += 1
+        click.echo(progress_line(outcome, done, total), err=True)
+
+    return report
 
 
 def _conclude(

@@ -25,6 +25,7 @@ EXAMPLES = (
     ),
     ("nehanda doctor --exam", "which tool-calling mode works better for the model"),
     ("nehanda -c", "go on with this folder's latest session"),
+    ("nehanda --resume", "pick one of this folder's sessions to go on with"),
 )
 
 ENVIRONMENT = (
@@ -55,13 +56,23 @@ class Nehanda(click.Group):
     help: each command's whole summary, examples, the environment, and the settings."""
 
     def parse_args(self, context: click.Context, args: list[str]) -> list[str]:
-        taking_value = {
+        options = [param for param in self.params if isinstance(param, click.Option)]
+        # An option with a value that may be left out has a string flag value; others
+        # have None (click 8.4) or a sentinel (click 8.5).
+        optional_value = {
             spelling
-            for param in self.params
-            if isinstance(param, click.Option) and not param.is_flag and not param.count
+            for param in options
+            if not param.is_flag and isinstance(param.flag_value, str)
             for spelling in param.opts
         }
-        words, rest = split_prompt(args, taking_value, self.commands)
+        taking_value = {
+            spelling
+            for param in options
+            if not param.is_flag and not param.count
+            for spelling in param.opts
+            if spelling not in optional_value
+        }
+        words, rest = split_prompt(args, taking_value, self.commands, optional_value)
         if words is not None:
             context.meta[PROMPT_KEY] = " ".join(words)
         return super().parse_args(context, rest)

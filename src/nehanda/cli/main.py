@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from nehanda.providers.mode import Mode as ExamMode
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
+PICK_SESSION = ""  # --resume with no ID: the REPL's session picker
 TOOL_MODES = ("auto", "native", "rescue")
 VERBOSE_HELP = (
     "Say on stderr what was chosen (provider, model, tool mode and why, permission mode) "
@@ -109,7 +110,15 @@ def session_options(command: Callable[..., Any]) -> Callable[..., Any]:
             is_flag=True,
             help="Resume the latest session in this folder.",
         ),
-        click.option("--resume", "resume_id", metavar="ID", help="Resume the session ID."),
+        click.option(
+            "--resume",
+            "resume_id",
+            metavar="[ID]",
+            is_flag=False,
+            flag_value=PICK_SESSION,
+            help="Resume the session ID (a unique start of it is enough); with no ID, "
+            "pick one of this folder's sessions (interactive only).",
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -214,6 +223,11 @@ def run(
     pipe on stdin beside a PROMPT is added to it)."""
     from nehanda.cli.run import RunOptions, report_failure, run_once
 
+    if options["resume_id"] == PICK_SESSION:
+        raise click.UsageError(
+            "--resume needs a session ID here: `nehanda sessions` lists them, "
+            "--continue takes the latest (the picker is in the interactive nehanda --resume)"
+        )
     try:
         text = _read_prompt(prompt)
     except UnicodeError as exc:
@@ -245,12 +259,13 @@ def sessions(everywhere: bool, limit: int) -> int:
 def _chat(options: dict[str, Any], first_prompt: str | None) -> int:
     from nehanda.cli.repl import run_repl
 
+    picking = options["resume_id"] == PICK_SESSION
     try:
-        session = _session_options(options)
+        session = _session_options({**options, "resume_id": None} if picking else options)
     except NehandaError as exc:
         show_error(str(exc))
         return 1
-    return run_repl(session, first_prompt)
+    return run_repl(session, first_prompt, pick_session=picking)
 
 
 def _session_options(options: dict[str, Any]) -> SessionOptions:
@@ -265,8 +280,8 @@ def _session_options(options: dict[str, Any]) -> SessionOptions:
         )
     if options["tool_mode"] == "native" and options["force_manual_tools"]:
         raise click.UsageError("--mode native and --force-manual-tools disagree: use one")
-    if options["continue_"] and options["resume_id"]:
-        raise click.UsageError("use --continue or --resume ID, not both")
+    if options["continue_"] and options["resume_id"] is not None:
+        raise click.UsageError("use --continue or --resume, not both")
     workspace = Path.cwd().resolve()
     resume = find_session(options["resume_id"]) if options["resume_id"] else None
     if options["continue_"]:
@@ -394,6 +409,14 @@ EXAM_MODES: dict[str, tuple[ExamMode, ...]] = {
     type=click.Choice(("text", "json")),
     help="With --exam: text for people (default), json for programs.",
 )
+@click.option(
+    "--yes",
+    "-y",
+    "confirmed",
+    is_flag=True,
+    help="With --exam: send the tasks (tens of thousands of tokens) to a paid endpoint "
+    "without asking.",
+)
 def doctor(
     provider: str | None,
     model: str | None,
@@ -403,6 +426,7 @@ def doctor(
     runs: int | None,
     save: bool,
     output_format: str | None,
+    confirmed: bool,
 ) -> int:
     """Check that a provider works: server, model, tools, mode, context.
 
@@ -419,11 +443,11 @@ def doctor(
         if save and exam_mode not in (None, "both"):
             raise click.UsageError("--save compares both modes: leave out --mode")
         options = ExamOptions(
-            EXAM_MODES[exam_mode or "both"], runs or 1, save, output_format == "json"
+            EXAM_MODES[exam_mode or "both"], runs or 1, save, output_format == "json", confirmed
         )
         return exam_command(Path.cwd().resolve(), flags, options)
-    if exam_mode or runs or save or output_format:
-        raise click.UsageError("--mode, --runs, --save and --output go with --exam")
+    if exam_mode or runs or save or output_format or confirmed:
+        raise click.UsageError("--mode, --runs, --save, --output and --yes go with --exam")
     diagnosis = asyncio.run(run_doctor(Path.cwd().resolve(), flags))
     click.echo("nehanda doctor")
     if diagnosis.checks:

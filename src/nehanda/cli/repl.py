@@ -41,20 +41,18 @@ from nehanda.cli.repl_slash import SlashCommands, Tally
 from nehanda.cli.session import ChatSession, open_session
 from nehanda.cli.session_start import SessionOptions
 from nehanda.cli.sigterm import ended_by_sigterm
+from nehanda.cli.trust_offer import offer_trust
 from nehanda.cli.turn_keys import TurnKeys
 from nehanda.config.permission_modes import Mode as PermissionMode
 from nehanda.config.permission_modes import next_in_cycle
 from nehanda.config.settings import (
-    load_settings,
-    project_settings_path,
     user_settings_path,
 )
-from nehanda.config.trust import trust_folder
 from nehanda.engine.transcript import Session
 from nehanda.errors import NehandaError
 from nehanda.events import MessageEnd, RunFinished
 from nehanda.types import CheckedCall
-from nehanda.ui.approval import TerminalApprover, read_key
+from nehanda.ui.approval import TerminalApprover
 from nehanda.ui.call_diffs import NotingApprover
 from nehanda.ui.live import LiveRenderer, make_console
 from nehanda.verdicts import Answer, Approver, Ask
@@ -62,22 +60,25 @@ from nehanda.verdicts import Answer, Approver, Ask
 T = TypeVar("T")
 
 
-def run_repl(options: SessionOptions, first_prompt: str | None = None) -> int:
+def run_repl(
+    options: SessionOptions, first_prompt: str | None = None, *, pick_session: bool = False
+) -> int:
     """Runs the interactive session until the user leaves, ``first_prompt`` sent as if
-    typed first (``nehanda "fix the bug"``); returns the exit code."""
-    return asyncio.run(_main(options, first_prompt))
+    typed first (``nehanda "fix the bug"``), after ``/resume``'s picker when
+    ``pick_session`` (``nehanda --resume``); returns the exit code."""
+    return asyncio.run(_main(options, first_prompt, pick_session))
 
 
-async def _main(options: SessionOptions, first_prompt: str | None) -> int:
+async def _main(options: SessionOptions, first_prompt: str | None, pick_session: bool) -> int:
     with ended_by_sigterm():
-        return await _session(options, first_prompt)
+        return await _session(options, first_prompt, pick_session)
 
 
-async def _session(options: SessionOptions, first_prompt: str | None) -> int:
+async def _session(options: SessionOptions, first_prompt: str | None, pick_session: bool) -> int:
     renderer = LiveRenderer(make_console(), options.workspace)
     options = replace(options, on_retry=renderer.handle)
     try:
-        await _offer_trust(options, renderer)
+        await offer_trust(options.workspace, options.flags, renderer)
         await offer_approvals(options.workspace, options.flags, renderer)
         await offer_hook_approvals(options.workspace, options.flags, renderer)
         chat = await open_session(options)
@@ -86,33 +87,12 @@ async def _session(options: SessionOptions, first_prompt: str | None) -> int:
         return exc.exit_code
     repl = Repl(chat, options, renderer)
     repl.pending = [first_prompt] if first_prompt else []
+    repl.pick_session = pick_session
     try:
         return await repl.run()
     finally:
         await repl.notifier.drain()
         await repl.chat.close("prompt_input_exit")
-
-
-async def _offer_trust(options: SessionOptions, renderer: LiveRenderer) -> None:
-    """At a terminal, offers to trust a folder whose project settings would be partly
-    ignored, as other agents ask before they act on a folder new to them."""
-    if not (sys.stdin.isatty() and renderer.console.is_terminal):
-        return
-    ignored = load_settings(options.workspace, options.flags).untrusted_ignored
-    if not ignored:
-        return
-    renderer.say(
-        f"{project_settings_path(options.workspace)} sets {', '.join(ignored)}, which a "
-        "project may set only once you trust its folder. Trust it only if you trust whoever "
-        "wrote it: its settings may then let commands run without asking, and send the "
-        "conversation and your API keys to the servers it names.",
-        "yellow",
-    )
-    renderer.console.print("Trust this folder? (y = yes, n = no) ", end="")
-    if (await read_key(sys.stdin)).lower() == "y":
-        renderer.say(f"yes; trusted {trust_folder(options.workspace)}")
-    else:
-        renderer.say("no; its settings will be applied only in part")
 
 
 @dataclass
@@ -162,6 +142,7 @@ class Repl:
         self._task: asyncio.Future[Any] | None = None
         self.keys: TurnKeys | None = None
         self.pending: list[str] = []
+        self.pick_session = False
         self.notifier = Notifier(chat.notify, chat)
         if isinstance(self.reader, TerminalReader):
             self.keys = TurnKeys(sys.stdin, self.cycle_mode, self._interrupt)
@@ -176,6 +157,9 @@ class Repl:
             self.show_resumed(self.options.resume)
         self.renderer.say("/help lists the commands; Ctrl-D leaves.", "dim")
         await self.chat.started("resume" if self.options.resume else "startup")
+        if self.pick_session:  # nehanda --resume: the picker /resume opens
+            resume = Command("resume")
+            await self._handle_work(self.slash.run(resume), resume)
         await self._loop()
         self.renderer.say(f"session {self.chat.id} saved; nehanda --resume {self.chat.id}", "dim")
         return 0

@@ -49,6 +49,9 @@ class ProviderProfile:
     ``/models`` and llama.cpp's ``/props``, LM Studio's own API, or nowhere."""
     image_bytes: int = 20 * 1024 * 1024
     """The largest image it takes, in bytes before base64 (OpenAI's 20 MB by default)."""
+    paid: bool = False
+    """A metered service at its own address: ``doctor --exam`` asks before spending
+    tokens there (``exam.estimate.paid_endpoint``)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,7 @@ PROFILES: dict[str, ProviderProfile] = {
         api_key_env="OPENAI_API_KEY",
         default_model="gpt-4o-mini",
         models_path="/models",
+        paid=True,
         unknown_window=128_000,
         window_probe=None,  # the model families say it
     ),
@@ -97,6 +101,7 @@ PROFILES: dict[str, ProviderProfile] = {
         api_key_env="ANTHROPIC_API_KEY",
         default_model="claude-sonnet-4-5",
         models_path="/v1/models",
+        paid=True,
         api_version="2023-06-01",
         unknown_window=200_000,
         image_bytes=5 * 1024 * 1024 * 3 // 4,  # 5 MB of base64 per image
@@ -111,6 +116,7 @@ PROFILES: dict[str, ProviderProfile] = {
         omit_tool_choice=True,
         forces_rescue=True,
         models_path="/models",
+        paid=True,
         unknown_window=32768,
         window_probe=None,
     ),

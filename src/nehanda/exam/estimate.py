@@ -4,15 +4,24 @@ Tokens are reckoned at four characters each over what each request carries: the 
 prompt, the prompt, the tools (their JSON in native mode, the rescue prompt in rescue
 mode, which is most of the cost), the earlier turns of the task, and a reply the size of
 the expected calls. It is an estimate for deciding whether to go ahead, not a bill.
+
+``paid_endpoint`` says whether spending them needs the user's word: a server that takes
+an API key, or a provider whose profile is a paid service (``ProviderProfile.paid``),
+unless it is this machine with no key.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
+from nehanda.config.profiles import profile_for
+from nehanda.config.settings import ProviderConfig
 from nehanda.exam.tasks import Task
 from nehanda.providers.base import ChatRequest
+from nehanda.providers.http_errors import is_loopback
 from nehanda.providers.mode import Mode
 from nehanda.providers.rescue import rescue_request
 from nehanda.types import Message, ToolSpec
@@ -25,6 +34,13 @@ REPLY_OVERHEAD = 40  # tokens of prose or markup around a reply's calls
 class Estimate:
     requests: int
     tokens: int
+
+
+def paid_endpoint(config: ProviderConfig, environ: Mapping[str, str]) -> bool:
+    """Whether the exam's tokens would go where they cost money."""
+    keyed = config.api_key(environ) is not None
+    local = is_loopback(urlsplit(config.base_url).hostname or "")
+    return keyed or (profile_for(config.type).paid and not local)
 
 
 def estimate(

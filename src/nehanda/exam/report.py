@@ -27,10 +27,32 @@ def estimate_line(exam: Exam, estimates: dict[Mode, Estimate]) -> str:
     )
 
 
-def progress_line(outcome: TaskRun) -> str:
+def progress_line(outcome: TaskRun, done: int, total: int) -> str:
+    """One finished task: how far the exam is, its name, time, tokens and result."""
     verdict = "pass" if outcome.passed else f"FAIL {outcome.failure}"
     run = f" #{outcome.run}" if outcome.run > 1 else ""
-    return f"  {outcome.mode:6}  {outcome.task + run:22}  {outcome.seconds:5.1f} s  {verdict}"
+    spent = outcome.input_tokens + outcome.output_tokens
+    tokens = f"{_thousands(spent):>6} tokens" if spent else "     ? tokens"
+    place = f"{done:>{len(str(total))}}/{total}"
+    return (
+        f"  {place}  {outcome.mode:6}  {outcome.task + run:22}  {outcome.seconds:5.1f} s"
+        f"  {tokens}  {verdict}"
+    )
+
+
+def spending_question(exam: Exam, tokens: int) -> str:
+    return (
+        f"send about {_thousands(tokens)} tokens to {exam.provider} ({exam.provider_type}) "
+        f"at {exam.base_url}, a paid endpoint?"
+    )
+
+
+def spending_refused(exam: Exam, tokens: int) -> str:
+    return (
+        f"the exam would send about {_thousands(tokens)} tokens to {exam.provider} "
+        f"({exam.provider_type}) at {exam.base_url}, a paid endpoint, and there is no terminal "
+        "to ask: pass --yes to send them"
+    )
 
 
 def render_text(
