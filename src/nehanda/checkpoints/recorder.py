@@ -53,9 +53,16 @@ class Recorder:
         self.hidden: Callable[[Path], bool] = lambda path: False
         self.too_large = False  # Bash's changes are not recorded: see ``scan.MAX_ENTRIES``
 
-    def start_turn(self, prompt: str) -> None:
+    def start_turn(self, prompt: str) -> int:
+        """Opens the turn of ``prompt``; its number."""
         self._number += 1
         self._turn = Turn(self._number, prompt[:500])
+        return self._number
+
+    def numbered_after(self, turn: int) -> None:
+        """The next turn is numbered after ``turn`` (a resumed conversation's last), even
+        where no record of it was kept (it changed nothing)."""
+        self._number = max(self._number, turn)
 
     def before_write(self, path: Path, old: bytes | None, mode: int) -> None:
         rel = self._relative(path)

@@ -81,6 +81,12 @@ def undo(store: Store, session: Path, workspace: Path, *, turns: int, force: boo
     return _apply(store, session, workspace, changes, force, numbers)
 
 
+def planned(store: Store, session: Path, workspace: Path, turns: list[Turn]) -> Plan:
+    """What undoing ``turns`` would do, with the files as they are now; nothing written."""
+    changes = net_changes([_resolved(session, workspace, turn) for turn in turns])
+    return plan(changes, _observed(store, workspace, changes))
+
+
 def redo(store: Store, session: Path, workspace: Path, *, force: bool) -> Done:
     undos = [u for u in undos_of(session) if not u.redone]
     if not undos:
@@ -117,10 +123,7 @@ def _apply(
     *,
     logged: bool = True,
 ) -> Done:
-    current = {
-        rel: observe(workspace, rel, change.after or change.before, store)
-        for rel, change in changes.items()
-    }
+    current = _observed(store, workspace, changes)
     decided: Plan = plan(changes, current)
     if decided.conflicts and not force:
         raise Refused(f"refused: {'; '.join(decided.conflicts)}; --force restores anyway")
@@ -133,6 +136,13 @@ def _apply(
     for rel, state in decided.restore:
         put_back(workspace, rel, state, store)
     return Done(decided.restore, decided.lost, turns)
+
+
+def _observed(store: Store, workspace: Path, changes: dict[str, Change]) -> dict[str, State]:
+    return {
+        rel: observe(workspace, rel, change.after or change.before, store)
+        for rel, change in changes.items()
+    }
 
 
 def observe(workspace: Path, rel: str, like: State, store: Store) -> State:
@@ -165,11 +175,15 @@ def _kept(store: Store, workspace: Path, rel: str, now: State) -> State:
     """``now``, with the contents kept in the store so that a redo can restore them."""
     if now.kind != "file":
         return now
+    return State("file", store.put(read_now(workspace, rel)), now.mode)
+
+
+def read_now(workspace: Path, rel: str) -> bytes:
+    """The contents of the regular file ``rel`` below ``workspace``, following no symlink."""
     handle = open_beneath(Placed(workspace / rel, workspace), _READ | os.O_NOFOLLOW)
     os.set_blocking(handle, True)
     with os.fdopen(handle, "rb") as stream:
-        data = stream.read()
-    return State("file", store.put(data), now.mode)
+        return stream.read()
 
 
 def put_back(workspace: Path, rel: str, state: State, store: Store) -> None:

@@ -142,6 +142,7 @@ class Repl:
         self._task: asyncio.Future[Any] | None = None
         self.keys: TurnKeys | None = None
         self.pending: list[str] = []
+        self.refill = ""  # what the next prompt's input starts with (a rewound prompt)
         self.pick_session = False
         self.notifier = Notifier(chat.notify, chat)
         if isinstance(self.reader, TerminalReader):
@@ -231,11 +232,13 @@ class Repl:
         return line
 
     def _typed(self) -> str:
-        """What the next prompt's input starts with: the line typed during the turn."""
+        """What the next prompt's input starts with: the prompt ``/rewind`` gave back, or
+        the line typed during the turn."""
+        refill, self.refill = self.refill, ""
         if self.keys is None:
-            return ""
+            return refill
         typed, self.keys.typed.line = self.keys.typed.line, ""
-        return typed
+        return refill or typed
 
     def _interrupt(self) -> None:
         if self._task is not None:
@@ -274,7 +277,9 @@ class Repl:
         model, answer = prepared.model or self.chat.agent.model, ""
         began = time.monotonic()
         with keys, self.renderer.turn(model):
-            ask = self.chat.ask(prepared.text, prepared.rules, prepared.model, prepared.images)
+            ask = self.chat.ask(
+                prepared.text, prepared.rules, prepared.model, prepared.images, typed=line
+            )
             async for event in ask:
                 if isinstance(event, MessageEnd):
                     self.conversation.add(event.usage)

@@ -67,6 +67,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "resume", "/resume [ID]", "pick a recent session here to continue, or session ID", 1
     ),
+    CommandSpec(
+        "rewind",
+        "/rewind",
+        "go back to before an earlier prompt: the files, the conversation or both",
+    ),
     CommandSpec("cost", "/cost", "tokens used so far"),
     CommandSpec("context", "/context", "what the context window holds: prompt, tools, messages"),
     CommandSpec(
@@ -85,6 +90,7 @@ KEYS = (
     ("Up, Down", "earlier prompts, kept across sessions"),
     ("Shift-Tab", "next permission mode: default, accept-edits, plan"),
     ("Esc", "while a reply runs: stop it, its tool included"),
+    ("Esc Esc", "at an empty prompt: /rewind; with text typed: clear it"),
     ("Ctrl-C", "cancel the turn; twice at an empty prompt: leave"),
     ("Ctrl-O", "the whole output of the last prompt's tool calls (as /output)"),
     ("Ctrl-D", "leave"),

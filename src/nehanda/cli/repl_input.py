@@ -5,7 +5,8 @@ starts a new line; pasted text keeps its newlines (bracketed paste); earlier pro
 are kept in the XDG state dir across sessions. Ctrl-C clears a line that has text
 and raises ``Interrupted`` on an empty one; Ctrl-D on an empty line is the end. Ctrl-O
 prints the whole output of the last prompt's tool calls above the prompt, keeping what
-is typed (``expand``; ``/output`` does the same where keys cannot be read).
+is typed (``expand``; ``/output`` does the same where keys cannot be read). Esc Esc
+clears a line that has text, and on an empty one is ``/rewind``.
 
 Where prompt_toolkit cannot draw (input or output not a terminal, ``TERM=dumb``),
 lines are read plainly from stdin, a trailing backslash joining the next line.
@@ -44,6 +45,9 @@ from nehanda.fs import state_dir
 
 PROMPT = "> "
 CONTINUATION = ". "
+
+
+REWIND = "/rewind"
 
 
 class Interrupted(Exception):
@@ -155,6 +159,13 @@ def _key_bindings(
     @bindings.add("escape", "enter")
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.newline(copy_margin=False)
+
+    @bindings.add("escape", "escape")
+    def _rewind(event: KeyPressEvent) -> None:
+        if event.current_buffer.text:
+            event.current_buffer.reset()
+        else:
+            event.app.exit(result=REWIND)
 
     @bindings.add("c-c")
     def _interrupt(event: KeyPressEvent) -> None:

@@ -244,6 +244,11 @@ class SlashCommands:
         self.repl.banner()
         await chat.started("clear" if resume is None else "resume")
 
+    async def _cmd_rewind(self) -> None:
+        from nehanda.cli.rewind import rewind_command
+
+        await rewind_command(self.repl, self._pick)
+
     async def _cmd_reasoning(self) -> None:
         self.repl.renderer.show_reasoning()
 

@@ -60,10 +60,13 @@ from nehanda.engine.system_prompt import (
     withheld_note,
 )
 from nehanda.engine.transcript import (
+    PromptMark,
     Session,
     SessionLog,
+    live_marks,
     message_to_json,
     new_session_id,
+    rewound,
     sessions_dir,
 )
 from nehanda.events import (
@@ -108,6 +111,7 @@ if TYPE_CHECKING:
 
 # How many times in a row a Stop hook may make the model go on.
 STOP_CONTINUES = 3
+_MARKED_TEXT = 2000  # characters of a prompt kept for /rewind to list and give back
 
 
 @dataclass
@@ -132,7 +136,11 @@ class ChatSession:
     hooks: SessionHooks | None = None
     notify: NotifyTable = field(default_factory=NotifyTable)
     checkpoints: Recorder | None = None  # what each prompt changed, for undo
+    marks: list[PromptMark] = field(default_factory=list)  # where its prompts begin
     _logged: int = 0
+    _marks_logged: int = 0
+    # The prompt running (its checkpoint turn, its text as typed), until its message is.
+    _prompt: tuple[int | None, str] | None = None
     # What SessionStart hooks said, for the model with the next prompt.
     _context: list[str] = field(default_factory=list)
 
@@ -163,20 +171,34 @@ class ChatSession:
         rules: tuple[Rule, ...] = (),
         model: str | None = None,
         images: tuple[ImagePart, ...] = (),
+        typed: str | None = None,
     ) -> AsyncIterator[EngineEvent]:
         """Runs ``prompt`` (showing ``images``) to its answer, with ``rules`` allowed and
         ``model`` asked for this turn only (a custom command's); every message is logged
-        as it is added."""
+        as it is added. ``typed`` is the line the user typed for it, which ``/rewind``
+        lists and gives back."""
         kept = self.agent.model
         self.agent.model = model or kept
+        turn = None
         if self.checkpoints is not None:
-            self.checkpoints.start_turn(prompt)
+            turn = self.checkpoints.start_turn(prompt)
+        self._prompt = (turn, prompt if typed is None else typed)
         try:
             with self.gate.for_turn(rules):
                 async for event in self._run(prompt, images):
                     yield event
         finally:
             self.agent.model = kept
+            self._prompt = None
+
+    def rewind(self, mark: PromptMark) -> None:
+        """The conversation goes back to just before ``mark``'s prompt; the log keeps
+        what is dropped, and says so."""
+        self._log_new_messages()
+        self.agent.messages[:] = rewound(self.agent.messages, mark)
+        self.marks = live_marks(self.marks, self.agent.messages)
+        self._logged = len(self.agent.messages)
+        self.log.append({"type": "rewind", "number": mark.number})
 
     def add_user_text(self, text: str) -> None:
         """``text`` joins the conversation as the user's (what a ``!command`` printed)."""
@@ -355,7 +377,16 @@ class ChatSession:
     def _log_new_messages(self) -> None:
         for message in self.agent.messages[self._logged :]:
             self.log.message(message)
+            if self._prompt is not None and message.role == "user":
+                self._mark(message, *self._prompt)
         self._logged = len(self.agent.messages)
+
+    def _mark(self, message: Message, turn: int | None, text: str) -> None:
+        """``message`` is where the running prompt begins: marked, and logged so."""
+        self._prompt, self._marks_logged = None, self._marks_logged + 1
+        mark = PromptMark(self._marks_logged, turn, text[:_MARKED_TEXT], message)
+        self.marks.append(mark)
+        self.log.append({"type": "prompt", "number": mark.number, "turn": turn, "text": mark.text})
 
 
 async def open_session(
@@ -482,6 +513,12 @@ def _assembled(
     chat.shells = shells
     chat.agents = agents
     chat.checkpoints = recorder
+    if options.resume:
+        chat.marks = live_marks(options.resume.prompts, agent.messages)
+        chat._marks_logged = options.resume.prompts_logged
+        if recorder is not None:
+            # A turn that changed nothing left no record: its number must not be reused.
+            recorder.numbered_after(max((m.turn or 0 for m in chat.marks), default=0))
     chat._logged = len(agent.messages)
     return chat
 
@@ -507,7 +544,8 @@ async def reopen_session(chat: ChatSession, options: SessionOptions) -> ChatSess
     provider, model or mode); the permissions granted so far, and the permission mode in
     force, carry over. ``chat`` is closed once the new session is open, and left open
     when opening fails."""
-    conversation = Session(chat.id, messages=list(chat.agent.messages))
+    conversation = Session(chat.id, messages=list(chat.agent.messages), prompts=chat.marks)
+    conversation.prompts_logged = chat._marks_logged
     mode = chat.gate.rules.mode
     options = replace(options, resume=conversation, approve_all=False, permission_mode=mode)
     reopened = await open_session(options, chat.mcp)

@@ -12,6 +12,12 @@ Images and documents' bytes are kept by content hash in ``images/`` beside the l
 A ``compaction`` record says that the conversation went on from a summary and the
 ``kept`` most recent messages: reading the log back restores that state, while every
 message before it stays in the file.
+
+A ``prompt`` record follows the user message each prompt added, naming it (``number``)
+and the checkpoint turn it ran as (``turn``). A ``rewind`` record (the REPL's
+``/rewind``) says that the conversation went back to just before prompt ``number``:
+reading the log back drops that prompt's message and everything after it, which stays
+in the file too.
 """
 
 from __future__ import annotations
@@ -215,6 +221,34 @@ class SubagentLog:
     error: bool = False
 
 
+@dataclass(frozen=True)
+class PromptMark:
+    """Where one prompt of the conversation begins: its ``message`` (the very object in
+    the conversation, whose place is found by identity), its ``number`` in the session,
+    the checkpoint ``turn`` it ran as (``None`` without checkpoints) and its ``text`` as
+    typed."""
+
+    number: int
+    turn: int | None
+    text: str
+    message: Message = field(compare=False)
+
+
+def live_marks(marks: list[PromptMark], messages: list[Message]) -> list[PromptMark]:
+    """The ``marks`` whose message is still in ``messages`` (a compaction replaces old
+    ones), in order."""
+    present = {id(message) for message in messages}
+    return [mark for mark in marks if id(mark.message) in present]
+
+
+def rewound(messages: list[Message], mark: PromptMark) -> list[Message]:
+    """``messages`` as they were just before ``mark``'s prompt was added."""
+    for index, message in enumerate(messages):
+        if message is mark.message:
+            return messages[:index]
+    raise ValueError(f"prompt {mark.number} is no longer in the conversation")
+
+
 @dataclass
 class Session:
     """A session read back: its header, its messages (as the next request would send
@@ -229,6 +263,8 @@ class Session:
     subagents: dict[str, SubagentLog] = field(default_factory=dict)
     first_prompt: str = ""  # the first thing the user asked: the session's title
     turns: int = 0  # the model's replies
+    prompts: list[PromptMark] = field(default_factory=list)  # those /rewind may go back to
+    prompts_logged: int = 0  # every prompt record, those rewound or compacted away too
 
     def add(self, message: Message) -> None:
         if message.role == "user" and not self.first_prompt:
@@ -264,8 +300,31 @@ def _read_record(session: Session, path: Path, number: int, line: bytes, blobs: 
             kept = int(record["kept"])
             recent = session.messages[len(session.messages) - kept :] if kept > 0 else []
             session.messages = [message_from_json(record["summary"], blobs), *recent]
+            session.prompts = live_marks(session.prompts, session.messages)
+        elif kind == "prompt":
+            _read_prompt(session, record)
+        elif kind == "rewind":
+            _read_rewind(session, int(record["number"]))
     except (ValueError, KeyError, TypeError) as exc:
         session.warnings.append(f"{path}:{number}: skipped an unreadable record ({exc})")
+
+
+def _read_prompt(session: Session, record: Mapping[str, Any]) -> None:
+    number, turn = int(record["number"]), record.get("turn")
+    last = session.messages[-1] if session.messages else None
+    if last is None or last.role != "user":
+        raise ValueError(f"prompt {number} follows no message of the user")
+    mark = PromptMark(number, None if turn is None else int(turn), str(record["text"]), last)
+    session.prompts.append(mark)
+    session.prompts_logged = max(session.prompts_logged, number)
+
+
+def _read_rewind(session: Session, number: int) -> None:
+    found = [mark for mark in session.prompts if mark.number == number]
+    if not found:
+        raise ValueError(f"a rewind to prompt {number}, which the conversation no longer has")
+    session.messages = rewound(session.messages, found[0])
+    session.prompts = live_marks(session.prompts, session.messages)
 
 
 def iter_sessions(directory: Path | None = None) -> Iterator[Path]:

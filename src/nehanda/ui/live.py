@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 
@@ -47,10 +47,19 @@ from nehanda.ui.markdown_stream import Piece
 from nehanda.ui.shown_text import printable
 from nehanda.ui.summary import describe_call, describe_notice
 from nehanda.ui.todo_lines import SUBAGENT_INDENT, plan_set, todo_lines
-from nehanda.ui.tool_lines import Line, duration, fitted, full_output, preview, tool_spans
+from nehanda.ui.tool_lines import (
+    Line,
+    diff_rows,
+    duration,
+    fitted,
+    full_output,
+    preview,
+    tool_spans,
+)
 from nehanda.ui.word_wrap import wrap_text
 
 REASONING_LINES = 3
+SHOWN_DIFF_LINES = 200  # of a diff shown whole (/rewind's), before it is cut
 NARROW = 36  # the fewest columns left for a second column beside the first
 
 
@@ -197,6 +206,11 @@ class LiveRenderer:
     def say(self, text: str, style: str = "") -> None:
         """Plain text from nehanda itself (command output), never read as markup."""
         self.console.print(Text(printable(text), style=style))
+
+    def diff(self, lines: Sequence[str], most: int = SHOWN_DIFF_LINES) -> None:
+        """A unified diff, coloured, cut to ``most`` lines and each at the edge."""
+        for row in diff_rows(lines, self.console.width, most):
+            self.console.print(styled(row))
 
     def table(self, title: str, rows: list[tuple[str, str]]) -> None:
         """Two columns side by side, or one under the other on a narrow terminal."""

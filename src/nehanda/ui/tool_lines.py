@@ -85,16 +85,19 @@ def preview(
         # An error is read whole: its lines break between words, under the gutter.
         return [row for line in shown for row in _wrapped(line, room)]
     if diff is not None:
-        # A diff is cut at the edge, never broken: a break put into it changes what it says.
-        capped = cap_lines(shown_diff(diff), MAX_DIFF_LINES).split("\n")
-        return [
-            ((_cut(printable(text), width), _DIFF_STYLES.get(text[:1], "")),) for text in capped
-        ]
+        return diff_rows(diff, width)
     if event.facts.diff is not None:
         return []  # a Write or an Edit: its diff is its preview (here, or in the approval)
     # Output is a glimpse, each line cut at the edge (it may be code); /output shows it.
     lines = output_lines(event)
     return _collapsed(lines, PREVIEW_HEAD, PREVIEW_TAIL, hint, gutter, room, "")
+
+
+def diff_rows(diff: Sequence[str], width: int, most: int = MAX_DIFF_LINES) -> list[Line]:
+    """A unified diff as shown, coloured, at most ``most`` lines of it."""
+    # A diff is cut at the edge, never broken: a break put into it changes what it says.
+    capped = cap_lines(shown_diff(diff), most).split("\n")
+    return [((_cut(printable(text), width), _DIFF_STYLES.get(text[:1], "")),) for text in capped]
 
 
 def full_output(event: ToolExecuted, *, ascii_only: bool = False) -> list[Line]:
