@@ -82,7 +82,7 @@ def wait_screen(child: pexpect.spawn, *texts: str) -> str:
     deadline = time.monotonic() + GUARD
     while True:
         with_output = screen(child).rstrip()
-        last = with_output.splitlines()[-1]
+        last = with_output.splitlines()[-1] if with_output else ""  # nothing drawn yet
         drawn = last.endswith(("Shift-Tab to change", "Esc to interrupt", "Esc cancels"))
         if drawn and all(text in with_output for text in texts):
             return with_output
