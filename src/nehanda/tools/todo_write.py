@@ -57,7 +57,8 @@ def plan_of(arguments: JsonObject) -> tuple[Todo, ...]:
 async def write_todos(args: TodoWriteArgs, context: ToolContext) -> str:
     done = sum(item.status == "completed" for item in args.todos)
     return (
-        f"The todo list now has {len(args.todos)} items ({done} completed). Keep it up "
+        f"The todo list now has {len(args.todos)} item{'' if len(args.todos) == 1 else 's'} "
+        f"({done} completed). Keep it up "
         "to date as you work, and carry on with the current task."
     )
 
