@@ -151,7 +151,6 @@ class ToolCallScanner:
             return [TextDelta(delta)]
         buf = self._buf + delta if self._buf else delta
         if self._fast and buf and self._prose_only(buf):
-            self._buf = ""
             return self._drain()
         if self._finished or not delta:
             return []
@@ -161,19 +160,23 @@ class ToolCallScanner:
         return self._drain()
 
     def _prose_only(self, buf: str) -> bool:
-        """Let ``buf`` go as prose if it holds no word but inline code's backtick runs.
+        """Let ``buf`` go as prose if it holds no word but inline code's backtick runs,
+        keeping back the start of a word at its end; False to scan it instead.
 
         Such runs only open or close inline code (``inline_code.open_span``).
         """
         triggers = self._trig
+        keep = len(buf)
         if triggers.may_beyond_code.search(buf) or (self._line_start0 and triggers.lead.match(buf)):
-            if self._finder(triggers).search(buf) or self._held(buf, 0, triggers) < len(buf):
+            if self._finder(triggers).search(buf):
                 return False
+            keep = self._held(buf, 0, triggers)
         elif TICK in buf and TICK in triggers.words:
             self._code = open_span(buf, self._prev0)
             self._fast = self._code is None
-        self._text(buf)
-        self._remember(buf, len(buf))
+        self._text(buf[:keep])
+        self._remember(buf, keep)
+        self._buf = buf[keep:]
         return True
 
     def finish(self) -> list[StreamEvent]:
