@@ -7,9 +7,11 @@ call unless the span proves literal), and any split decides like the whole text.
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from nehanda.events import TextDelta
-from nehanda.toolcalls.inline_code import LIMIT, open_span, partner
+from nehanda.toolcalls.inline_code import LIMIT, UNSURE, open_span, partner
 from nehanda.toolcalls.scanner import ToolCallScanner
 from toolcalls.toolcall_render import KNOWN, calls_of, parse, streamed
 
@@ -48,6 +50,9 @@ def test_a_word_in_open_inline_code_waits_for_the_span_to_decide() -> None:
         (f"A lone ` then\n{CALL}", [READ]),
         ("Past the window: `" + "x" * 600 + f" {CALL} `", [READ]),
         (f"Two spans `a` and `b` then {CALL}", [READ]),
+        # "`" finds no partner in its window (500 characters): it was literal, and the
+        # "``" it held opens a span of its own, which closes before the call.
+        ("Inside `b ``c" + "x" * 489 + f"`` {CALL} `` end", [READ]),
     ],
 )
 @pytest.mark.parametrize("size", [1, 2, 3, 8, 64])
@@ -66,7 +71,7 @@ def test_inline_code_decides_alike_in_any_pieces(
     [
         ("a `b` c", "", None),
         ("a `b c", "", ("`", LIMIT - 3)),
-        ("a ``b` c", "", ("``", LIMIT - 4)),
+        ("a ``b` c", "", UNSURE),  # "`" opens a span if "``" proves literal
         ("``b`` `c", "", ("`", LIMIT - 1)),
         ("`a\nb", "", None),  # its line ended: the run was literal
         ("`x", "`", None),  # the rest of a longer run: literal
@@ -76,6 +81,39 @@ def test_the_span_left_open_at_a_chunks_end(
     text: str, before: str, expected: tuple[str, int] | None
 ) -> None:
     assert open_span(text, before) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("b` c", None),  # its partner
+        ("bc", ("`", 8)),
+        ("b``c", UNSURE),
+        ("b\n`c", ("`", LIMIT - 1)),  # literal at the line end; "`c" opens another
+        ("bcdefghijkl", None),  # past its window: literal
+        ("b` `c", ("`", LIMIT - 1)),
+    ],
+)
+def test_the_span_open_before_a_chunk_goes_on(text: str, expected: tuple[str, int] | None) -> None:
+    assert open_span(text, "a", ("`", 10)) == expected
+
+
+# Runs, line ends, prose, and enough of it to run past a window.
+PIECES = ["`", "``", "a", " ", "\n", "x" * 120]
+texts = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts, texts, st.sampled_from(["", "a", "`"]))
+def test_the_span_left_open_carries_over_as_the_whole_text_decides(
+    first: str, second: str, before: str
+) -> None:
+    """A chunk read from the state the one before it left ends as both read as one."""
+    assume(not first.endswith("`") and not second.endswith("`"))
+    state = open_span(first, before)
+    assume(state is not UNSURE)
+    carried = open_span(second, (before + first)[-1:], state)
+    assert carried is UNSURE or carried == open_span(first + second, before)
 
 
 @pytest.mark.parametrize(

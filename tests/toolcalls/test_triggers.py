@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nehanda.toolcalls.registry import FULL, grammar
-from nehanda.toolcalls.triggers import LINE_WORDS, Finder, TriggerSet
+from nehanda.toolcalls.triggers import LINE_WORDS, Finder, TriggerSet, trie_pattern
 
 GRAMMAR = grammar(FULL)
 PLAIN = GRAMMAR.plain
@@ -109,3 +109,30 @@ def test_the_finder_finds_what_the_regex_finds(text: str, pos: int) -> None:
         if m is None:
             return
         pos = m.start() + 1
+
+
+@pytest.mark.parametrize(
+    ("alternatives", "pattern"),
+    [
+        ({("ab", ""), ("ac", r"\Z")}, r"a(?:b|c\Z)"),
+        ({("a", ""), ("abc", "")}, "a"),  # "abc" starts with "a": nothing to add
+        ({("a", r"\Z"), ("abc", "")}, r"a(?:\Z|bc)"),
+        ({("[", "(?<=x\\[)"), ("<", "")}, r"(?:<|\[(?<=x\[))"),
+    ],
+)
+def test_the_trie_of_a_table(alternatives: set[tuple[str, str]], pattern: str) -> None:
+    assert trie_pattern(alternatives) == pattern
+
+
+LITERALS = st.text("ab<[", min_size=1, max_size=4)
+TAILS = st.sampled_from(["", r"\Z", "(?<=b<)", r"(?<=a\[)"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sets(st.tuples(LITERALS, TAILS), min_size=1, max_size=8), st.text("ab<[", max_size=12))
+def test_the_trie_matches_where_the_alternation_does(
+    alternatives: set[tuple[str, str]], text: str
+) -> None:
+    flat = "|".join(re.escape(literal) + tail for literal, tail in sorted(alternatives))
+    found, expected = re.search(trie_pattern(alternatives), text), re.search(flat, text)
+    assert (found and found.start()) == (expected and expected.start())

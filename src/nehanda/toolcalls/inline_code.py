@@ -12,9 +12,13 @@ from __future__ import annotations
 import re
 
 _TICKS = re.compile(r"`+")
-_TICK_OR_LINE_END = re.compile(r"`+|\n")
 LIMIT = 500
 _MAX_TICKS = 16
+# For each run: a line end, or its partner (a run of the same length, as far as the
+# window shows it).
+# ``open_span``'s answer when it cannot tell without the text.
+UNSURE = ("", 0)
+_CLOSERS = {"`" * k: re.compile(f"\n|(?<!`){'`' * k}(?!`)") for k in range(1, _MAX_TICKS + 1)}
 
 
 def inline_code_end(text: str, at: int, *, final: bool = True, before: str = "") -> int | None:
@@ -23,7 +27,11 @@ def inline_code_end(text: str, at: int, *, final: bool = True, before: str = "")
 
     ``before`` is the character before ``text`` (a chunk's predecessor), if any.
     """
-    run = _TICKS.match(text, at).end()  # type: ignore[union-attr]
+    return _span_end(text, at, _TICKS.match(text, at).end(), final, before)  # type: ignore[union-attr]
+
+
+def _span_end(text: str, at: int, run: int, final: bool, before: str) -> int | None:
+    """``inline_code_end`` of the run from ``at`` to ``run``."""
     if run - at > _MAX_TICKS or (text[at - 1] if at > 0 else before) == "`":
         return run
     if run == len(text) and not final:
@@ -35,17 +43,35 @@ def inline_code_end(text: str, at: int, *, final: bool = True, before: str = "")
     return end if closed else run
 
 
-def open_span(text: str, before: str = "") -> tuple[str, int] | None:
+def open_span(
+    text: str, before: str = "", code: tuple[str, int] | None = None
+) -> tuple[str, int] | None:
     """The run left waiting for its partner at the end of ``text``, and what is left of
     its window; None if every run is decided. No run may end ``text``.
+
+    ``code``: the span still open before ``text`` (as this answers it), if any. The
+    answer is ``UNSURE`` when the span left open holds another run: should the span
+    prove literal at its window's end, that run opens a span of its own, whose window
+    reaches further, so its text must be kept to be read again.
     """
     pos = 0
-    while (j := text.find("`", pos)) >= 0:
-        end = inline_code_end(text, j, final=False, before=before)
-        if end is None:
-            run = _TICKS.match(text, j).end()  # type: ignore[union-attr]
-            return text[j:run], LIMIT - (len(text) - run)
-        pos = end
+    if code is not None:
+        ticks, left = code
+        found = partner(text, 0, ticks, left, final=False)
+        if found is None:
+            return UNSURE if "`" in text else (ticks, left - len(text))
+        closed, end = found
+        if closed:
+            pos = end
+        # else the run was literal: every run from the start is read afresh
+    while (m := _TICKS.search(text, pos)) is not None:
+        at, run = m.span()
+        past = _span_end(text, at, run, False, before)
+        if past is None:
+            if text.find("`", run) >= 0:
+                return UNSURE
+            return text[at:run], LIMIT - (len(text) - run)
+        pos = past
     return None
 
 
@@ -60,11 +86,13 @@ def partner(
     go asks again with what follows.
     """
     stop = min(len(text), limit)
-    for m in _TICK_OR_LINE_END.finditer(text, start, stop):
-        if m.group() == "\n":
-            return False, m.start()
-        if m.group() == ticks and (m.end() < len(text) or final):
-            return True, m.end()
-    if not final and stop == len(text):
-        return None  # the line goes on past this chunk
-    return False, stop
+    m = _CLOSERS[ticks].search(text, start, stop)
+    if m is None:
+        if not final and stop == len(text):
+            return None  # the line goes on past this chunk
+        return False, stop
+    if m.group() == "\n":
+        return False, m.start()
+    if m.end() == len(text) and not final:
+        return None  # a longer run may follow
+    return True, m.end()

@@ -54,7 +54,7 @@ from nehanda.events import (
 from nehanda.toolcalls.blocks import REJECTED, RUNNING, Block
 from nehanda.toolcalls.dialects import BARE, FENCE, FENCE_MARK, LINE, Dialect
 from nehanda.toolcalls.family import Section
-from nehanda.toolcalls.inline_code import LIMIT, inline_code_end, open_span, partner
+from nehanda.toolcalls.inline_code import LIMIT, UNSURE, inline_code_end, open_span, partner
 from nehanda.toolcalls.ledger import INITIAL, OUTSIDE, REASONING, CallLedger
 from nehanda.toolcalls.line_openers import LineStart
 from nehanda.toolcalls.prelude import REJECT, STRONG_GATE, WEAK_GATE, fence_lang, fence_start, gate
@@ -150,8 +150,9 @@ class ToolCallScanner:
                 self._mark_content()
             return [TextDelta(delta)]
         buf = self._buf + delta if self._buf else delta
-        if self._fast and buf and self._prose_only(buf):
-            self._buf = ""
+        # Inline code opens only after content and outside blocks: while it is open the
+        # scanner is as on the fast path, but each chunk says how the span goes on.
+        if (self._fast or self._code is not None) and buf and self._prose_only(buf):
             return self._drain()
         if self._finished or not delta:
             return []
@@ -161,19 +162,28 @@ class ToolCallScanner:
         return self._drain()
 
     def _prose_only(self, buf: str) -> bool:
-        """Let ``buf`` go as prose if it holds no word but inline code's backtick runs.
+        """Let ``buf`` go as prose if it holds no word but inline code's backtick runs,
+        keeping back the start of a word at its end; False to scan it instead.
 
-        Such runs only open or close inline code (``inline_code.open_span``).
+        Such runs only open or close inline code (``inline_code.open_span``), and what
+        open inline code holds is prose either way.
         """
         triggers = self._trig
+        keep = len(buf)
+        code = self._code
         if triggers.may_beyond_code.search(buf) or (self._line_start0 and triggers.lead.match(buf)):
-            if self._finder(triggers).search(buf) or self._held(buf, 0, triggers) < len(buf):
+            if code is not None or self._finder(triggers).search(buf):
                 return False
-        elif TICK in buf and TICK in triggers.words:
-            self._code = open_span(buf, self._prev0)
-            self._fast = self._code is None
-        self._text(buf)
-        self._remember(buf, len(buf))
+            keep = self._held(buf, 0, triggers)
+        elif code is not None or (TICK in buf and TICK in triggers.words):
+            code = open_span(buf, self._prev0, code)
+            if code is UNSURE:
+                return False
+            self._code = code
+            self._fast = code is None
+        self._text(buf[:keep])
+        self._remember(buf, keep)
+        self._buf = buf[keep:]
         return True
 
     def finish(self) -> list[StreamEvent]:

@@ -12,6 +12,8 @@ Most chunks hold none of those characters, or hold one that starts no word there
 one regex over a precomputed table: the first ``PREFIX`` characters of every word,
 where a one-character word may stand, and a word's first characters at the chunk's
 end (``candidate_pattern``). A chunk it does not match is prose through and through.
+The table is written as a trie (``trie_pattern``): where a start character stands, the
+engine tests one branch per character that follows, not every word.
 """
 
 from __future__ import annotations
@@ -56,18 +58,34 @@ def candidate_pattern(words: frozenset[str], line_openers: frozenset[str]) -> st
     Every alternative begins with a literal character, so that the regex engine skips
     every other one. A chunk's own start, which may be a line's, is ``lead_pattern``'s.
     """
-    alternatives = set()
+    alternatives: set[tuple[str, str]] = set()
     for word in words:
         if len(word) == 1 and word in LINE_WORDS:
-            alternatives.add(r"\n[ \t]*" + re.escape(word))
+            alternatives.add(("\n", r"[ \t]*" + re.escape(word)))
         else:
-            alternatives.add(re.escape(word[:PREFIX]))
-        alternatives.update(re.escape(word[:k]) + r"\Z" for k in range(1, min(PREFIX, len(word))))
+            alternatives.add((word[:PREFIX], ""))
+        alternatives.update((word[:k], r"\Z") for k in range(1, min(PREFIX, len(word))))
     end = re.escape(LINE_OPENER_END)
-    alternatives.update(f"{end}(?<={re.escape(w)}{end})" for w in line_openers)
+    alternatives.update((LINE_OPENER_END, f"(?<={re.escape(w)}{end})") for w in line_openers)
     if line_openers:
-        alternatives.add(r"\n[ \t]*" + _TAIL.format(_prefixes(line_openers)))
-    return "|".join(sorted(alternatives))
+        alternatives.add(("\n", r"[ \t]*" + _TAIL.format(_prefixes(line_openers))))
+    return trie_pattern(alternatives)
+
+
+def trie_pattern(alternatives: set[tuple[str, str]]) -> str:
+    """The alternation of ``literal + tail`` for each pair, one branch per character.
+
+    The engine tries a branch's rest only where its character stands, and a literal
+    that another one starts with, with no tail, makes the longer one redundant.
+    """
+    if ("", "") in alternatives:
+        return ""
+    tails = sorted(tail for literal, tail in alternatives if not literal)
+    firsts = sorted({literal[0] for literal, _ in alternatives if literal})
+    for first in firsts:
+        rest = trie_pattern({(lit[1:], tail) for lit, tail in alternatives if lit[:1] == first})
+        tails.append(re.escape(first) + rest)
+    return tails[0] if len(tails) == 1 else "(?:" + "|".join(tails) + ")"
 
 
 def lead_pattern(words: frozenset[str], line_openers: frozenset[str]) -> str:
