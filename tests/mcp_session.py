@@ -13,9 +13,20 @@ from nehanda.cli.session_start import SessionOptions
 from nehanda.config.mcp import McpServerEntry
 from nehanda.config.settings import Flags, user_settings_path
 from scripted_server import ScriptedServer
+from waiting import GUARD
 
 
-def write_settings(text: str) -> None:
+def write_settings(text: str, wait: bool = True) -> None:
+    """The user's settings: ``text``, and with ``wait`` the first request waits for the
+    servers as long as they take (``[mcp] start_grace``), for tests of what a server's
+    tools do rather than of when they join."""
+    if wait:
+        grace = f"start_grace = {GUARD}\n"
+        text = (
+            text.replace("[mcp]\n", f"[mcp]\n{grace}")
+            if "[mcp]\n" in text
+            else (f"[mcp]\n{grace}{text}")
+        )
     path = user_settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -48,7 +59,8 @@ def call_once(ready: list[tuple[str, McpServerEntry]], tool: str, arguments: dic
     from nehanda.tools.mcp.servers import McpServers
 
     async def go() -> str:
-        servers = await McpServers.start(ready, 30)
+        servers = McpServers.launch(ready, 30)
+        await servers.settled()
         try:
             assert servers.notes == [], servers.notes
             answer = await servers.connection(ready[0][0]).call(tool, arguments)

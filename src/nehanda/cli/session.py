@@ -71,8 +71,10 @@ from nehanda.events import (
     EngineEvent,
     ImagesWithheld,
     ModeSwitched,
+    Notice,
     RunFinished,
     SubagentEnded,
+    TurnStarted,
 )
 from nehanda.masking import SecretMask
 from nehanda.permissions.approver import NoTerminal
@@ -242,8 +244,15 @@ class ChatSession:
     async def _answer(
         self, prompt: str, images: tuple[ImagePart, ...]
     ) -> AsyncIterator[EngineEvent]:
+        servers = self.mcp.servers
+        if servers is not None:  # the first request waits for servers ready within the grace
+            await servers.graced()
         try:
             async for event in self.agent.run(prompt, images):
+                # Admitted before the engine goes on to build the request, which then
+                # offers the joined servers' tools; each join is said after the turn's start.
+                starts = servers is not None and isinstance(event, TurnStarted)
+                joined = servers.admit() if servers is not None and starts else []
                 self._log_new_messages()
                 if isinstance(event, Compacted):
                     self._log_compaction(event)
@@ -259,6 +268,8 @@ class ChatSession:
                 if isinstance(event, ImagesWithheld) and event.learned:
                     self.support.remember_blind(self.config, event.message)
                 yield event
+                for note in joined:
+                    yield Notice(note)
         finally:
             self._log_new_messages()
 
@@ -323,6 +334,10 @@ class ChatSession:
             )
         self.log.append({"type": "permission_mode", "mode": mode, "was": was, "by": by})
 
+    def mcp_left_over(self) -> list[str]:
+        """What a run ending now did not tell of its MCP servers (``McpServers.left_over``)."""
+        return self.mcp.servers.left_over() if self.mcp.servers is not None else []
+
     def record_interruption(self) -> None:
         self._log_new_messages()
         self.log.append({"type": "interrupted", "at": time.time()})
@@ -371,7 +386,7 @@ async def open_session(
         if start.asked.done():  # the provider has answered, or failed: no server starts in vain
             await start.capabilities()
         rules = PermissionRules.from_settings(settings.permissions)
-        mcp = mcp or await start_mcp(settings, options.workspace)
+        mcp = mcp or start_mcp(settings, options.workspace, start.sdk)
     except BaseException:
         await start.abandon()
         raise

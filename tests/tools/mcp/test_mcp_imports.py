@@ -25,7 +25,7 @@ def modules_after(script: str) -> list[str]:
         # a session's MCP set-up with no server configured
         "import asyncio, pathlib\nfrom nehanda.cli.mcp_setup import start_mcp\n"
         "from nehanda.config.settings import Settings\n"
-        "asyncio.run(start_mcp(Settings(), pathlib.Path('.')))",
+        "start_mcp(Settings(), pathlib.Path('.'))",
     ],
 )
 def test_nothing_loads_the_sdk_until_a_server_is_configured(script: str) -> None:

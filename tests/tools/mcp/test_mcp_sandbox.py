@@ -81,7 +81,8 @@ def probe_all(place: Place, port: int) -> dict[str, str]:
     }
 
     async def go() -> dict[str, str]:
-        servers = await McpServers.start(ready, 30)
+        servers = McpServers.launch(ready, 30)
+        await servers.settled()
         try:
             assert servers.notes == [], servers.notes
             connection = servers.connection("probe")

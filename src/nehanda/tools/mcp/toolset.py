@@ -8,6 +8,12 @@ it). When the MCP tools are deferred (``search``), the model first sees only
 ToolSearch, whose results add the tools they found to ``specs``. In plan mode only the
 tools their server marks read-only
 are offered, and permissions still ask before each call, since the mark is the server's.
+
+Servers join while the session runs (``servers.McpServers.admit``): ``specs`` is the same
+tuple until the tools, the mode or the tools ToolSearch loaded change, since the rescue
+prompt and the token counts are cached by its identity; with ``table``, whether the tools
+are deferred is decided again as servers join, and once deferred they stay so. A call of
+a tool whose server has not joined is answered with an error saying so, never queued.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from dataclasses import dataclass, field, replace
 
 import pydantic
 
+from nehanda.config.mcp import McpTable
 from nehanda.errors import ToolCallFormatError
 from nehanda.tools.mcp import arguments, search
 from nehanda.tools.mcp.names import is_mcp_name
@@ -33,7 +40,12 @@ class WithMcp:
     deferred: bool = False
     budget: int = search.DEFAULT_WINDOW
     read_only_only: bool = False
+    table: McpTable | None = None  # when given, ``deferred`` follows the tools offered
     _loaded: set[str] = field(default_factory=set)
+    _specs: tuple[tuple[object, ...], tuple[ToolSpec, ...]] | None = field(
+        default=None, repr=False
+    )  # what they were built from, and the specs
+    _decided: tuple[McpTool, ...] | None = field(default=None, repr=False)
 
     @property
     def offered(self) -> tuple[McpTool, ...]:
@@ -42,13 +54,31 @@ class WithMcp:
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
+        self._decide()
+        inner = self.inner.specs
+        key = (inner, self.servers.tools, self.read_only_only, len(self._loaded), self.deferred)
+        kept = self._specs
+        if kept is None or kept[0][0] is not inner or kept[0][1:] != key[1:]:
+            kept = self._specs = (key, self._built(inner))
+        return kept[1]
+
+    def _decide(self) -> None:
+        """Defers the tools once those offered would cost more than the budget."""
+        tools = self.servers.tools
+        if self.table is not None and not self.deferred and self._decided is not tools:
+            self._decided = tools
+            offered = [tool.spec for tool in self.offered]
+            self.deferred = search.should_defer(offered, self.table, self.budget)
+
+    def _built(self, inner: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
+        offered = self.offered
+        if not offered:
+            return inner
         if not self.deferred:
-            return (*self.inner.specs, *(tool.spec for tool in self.offered))
-        names = [tool.spec.name for tool in self.offered]
-        loaded = [
-            replace(t.spec, searched=True) for t in self.offered if t.spec.name in self._loaded
-        ]
-        return (*self.inner.specs, search.search_spec(names, self.budget), *loaded)
+            return (*inner, *(tool.spec for tool in offered))
+        names = [tool.spec.name for tool in offered]
+        loaded = [replace(t.spec, searched=True) for t in offered if t.spec.name in self._loaded]
+        return (*inner, search.search_spec(names, self.budget), *loaded)
 
     def plain_output(self, content: str) -> str:
         return self.inner.plain_output(content)
@@ -85,6 +115,8 @@ class WithMcp:
 
     def _checked(self, use: ToolUse, tool: McpTool | None) -> CheckedCall:
         raw = json.dumps({"name": use.name, "arguments": use.input}, default=str)
+        if tool is None and (absent := self.servers.absent(use.name)) is not None:
+            raise ToolCallFormatError(raw, f"{use.name} is not offered: {absent}.")
         if tool is None:
             why = " in plan mode, which offers only read-only tools" if self.read_only_only else ""
             raise ToolCallFormatError(raw, f"Unknown tool {use.name!r}: it is not offered{why}.")
