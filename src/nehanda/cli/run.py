@@ -243,9 +243,6 @@ async def _ask(
     shown = images + prepared.images
     async for event in chat.ask(prepared.text, prepared.rules, prepared.model, shown):
         description.mode = chat.mode
-        if isinstance(event, RunFinished):
-            for note in chat.mcp_left_over():
-                output.note(note)
         output.handle(event)
         if isinstance(event, RunFinished):
             return event

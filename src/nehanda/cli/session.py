@@ -249,10 +249,13 @@ class ChatSession:
             await servers.graced()
         try:
             async for event in self.agent.run(prompt, images):
-                # Admitted before the engine goes on to build the request, which then
-                # offers the joined servers' tools; each join is said after the turn's start.
-                starts = servers is not None and isinstance(event, TurnStarted)
-                joined = servers.admit() if servers is not None and starts else []
+                if servers is not None and isinstance(event, TurnStarted | RunFinished):
+                    # A turn's request, built once the engine goes on, offers the tools of
+                    # the servers ready by now; what they did is told before the turn, or
+                    # before the run's end.
+                    told = servers.admit() if isinstance(event, TurnStarted) else servers.untold()
+                    for note in told:
+                        yield Notice(note)
                 self._log_new_messages()
                 if isinstance(event, Compacted):
                     self._log_compaction(event)
@@ -268,8 +271,6 @@ class ChatSession:
                 if isinstance(event, ImagesWithheld) and event.learned:
                     self.support.remember_blind(self.config, event.message)
                 yield event
-                for note in joined:
-                    yield Notice(note)
         finally:
             self._log_new_messages()
 
@@ -333,10 +334,6 @@ class ChatSession:
                 "system", self.system_prompt(plan=PERMISSION_MODES[mode].refuses_changes)
             )
         self.log.append({"type": "permission_mode", "mode": mode, "was": was, "by": by})
-
-    def mcp_left_over(self) -> list[str]:
-        """What a run ending now did not tell of its MCP servers (``McpServers.left_over``)."""
-        return self.mcp.servers.left_over() if self.mcp.servers is not None else []
 
     def record_interruption(self) -> None:
         self._log_new_messages()

@@ -90,6 +90,7 @@ class ToolOutputCalls:
         self._names |= {spec.name for spec in new}
         self._schemas.update((spec.name, spec.input_schema) for spec in new)
         self._written.know({spec.name: spec.facts.key_arguments for spec in new})
+        self._unread.clear()
         self._read_messages = Prefix(self._unread.append)
 
     def mark(self, calls: Sequence[ToolUse], messages: Sequence[Message]) -> list[ToolUse]:

@@ -36,8 +36,11 @@ def test_a_project_server_is_offered_for_approval_and_listed_by_slash_mcp(
         child.send("y")
         child.expect("approved notes")
         child.expect_exact(PROMPT)
+        # It starts in the background: /mcp says so until it runs.
         child.send("/mcp\r")
-        child.expect(r"notes: running, 8 tools")
+        while child.expect([r"notes: running, 8 tools", r"notes: starting, 0 tools"]) == 1:
+            child.expect_exact(PROMPT)
+            child.send("/mcp\r")
         child.expect(r"mcp__notes__list_notes\s+~\d+ tokens\s+read-only")
         child.expect_exact(PROMPT)
         child.send("/exit\r")

@@ -84,7 +84,7 @@ def probe_all(place: Place, port: int) -> dict[str, str]:
         servers = McpServers.launch(ready, 30)
         await servers.settled()
         try:
-            assert servers.notes == [], servers.notes
+            assert (untold := servers.admit()) == [], untold
             connection = servers.connection("probe")
             answers = {}
             for label, (tool, arguments) in calls.items():

@@ -2,14 +2,16 @@
 
 ``McpServers.launch`` returns at once. A background task waits for the SDK (loading on
 a worker thread, ``sdk``) and starts every server in parallel, each within the start
-timeout. A server that is ready joins: its tools become ``McpTool``s under their offered
-names (``names``; each server's prefix is its own, so the order they join in changes no
-name), a tool whose schema is not safe to use (``schemas``) left out with a note. A
-server that fails or takes too long is left out, with a note, and the session goes on.
-The session takes the servers that joined at the start of a request (``admit``), so a
-request's tools never change while it is built, and before its first request waits
-for the servers ready within the grace (``graced``); a server that joins later is
-announced when its tools are first offered.
+timeout. A server that is ready has its tools named (``McpTool``s under their offered
+names, ``names``; each server's prefix is its own, so the order servers join in changes
+no name), a tool whose schema is not safe to use (``schemas``) left out with a note; a
+server that fails or takes too long is left out with a note, and the session goes on.
+
+The session's first request waits at most the grace for the servers (``graced``); those
+still starting then are named in a note. Their tools are offered only from a later
+request on: ``admit``, called as each request begins, is the one place ``tools`` changes,
+so a request's tools never change while it is built or sent; each server that joins or
+fails after the grace gets one note.
 """
 
 from __future__ import annotations
@@ -57,19 +59,18 @@ def log_path(server: str) -> Path:
 
 @dataclass
 class McpServers:
-    """The servers ``defined`` (name and expanded entry, in the settings' order) and the
-    tools of those admitted so far, in that order; ``notes`` wait for the next ``admit``."""
+    """The servers ``defined`` (name and expanded entry, in the settings' order); ``tools``
+    are those of the servers admitted so far, in that order."""
 
     defined: tuple[tuple[str, McpServerEntry], ...] = ()
     tools: tuple[McpTool, ...] = ()
-    notes: list[str] = field(default_factory=list)
-    connections: dict[str, Connection] = field(default_factory=dict)
     grace: float = 0.0
-    _joined: dict[str, tuple[McpTool, ...]] = field(default_factory=dict)
-    _admitted: set[str] = field(default_factory=set)
+    connections: dict[str, Connection] = field(default_factory=dict)
+    _ready: dict[str, tuple[McpTool, ...]] = field(default_factory=dict)
     _failed: dict[str, str] = field(default_factory=dict)
-    _late: bool = False  # the grace is over: a server joining now is announced
-    _began: float = 0.0
+    _admitted: frozenset[str] = frozenset()  # the servers whose tools ``tools`` holds
+    _untold: list[str] = field(default_factory=list)  # notes for the next ``admit``
+    _late: bool = False  # the first request has waited: what happens now is announced
     _starting: asyncio.Task[None] | None = None
 
     @classmethod
@@ -80,62 +81,63 @@ class McpServers:
         grace: float = 0.0,
         sdk: SdkLoad | None = None,
     ) -> McpServers:
-        """The servers, starting in the background; ``grace``: how long after now the
-        first request waits for them (``graced``)."""
+        """The servers, starting in the background, each within ``timeout``; ``grace``:
+        how long the first request waits for them (``graced``); ``sdk``: the SDK already
+        loading, else it begins now."""
         started = cls(tuple(servers), grace=grace)
-        loop = asyncio.get_running_loop()
-        started._began = loop.time()
         work = started._start_all(timeout, sdk or SdkLoad())
-        started._starting = loop.create_task(work, name="mcp servers starting")
+        started._starting = asyncio.get_running_loop().create_task(work, name="mcp servers")
         return started
 
     async def graced(self) -> None:
-        """Waits until every server has joined or failed, or the grace has passed; from
-        then on a server that joins is announced."""
-        starting = self._starting
-        if not self._late and starting is not None and not starting.done():
-            left = self._began + self.grace - asyncio.get_running_loop().time()
-            if left > 0:
-                await asyncio.wait({starting}, timeout=left)
+        """Waits, the first time only, until every server is ready or failed, or the
+        grace has passed; a note then names each server still starting."""
+        if self._late:
+            return
+        if self._starting is not None and self.grace > 0:
+            await asyncio.wait({self._starting}, timeout=self.grace)
         self._late = True
+        self._untold += [
+            f"MCP server {name!r} is still starting; its tools are offered once it is ready "
+            f"(the first request waited {self.grace:g} s, [mcp] start_grace)"
+            for name in self._unsettled()
+        ]
 
     async def settled(self) -> None:
-        """Waits until every server has joined or failed (``nehanda mcp``)."""
+        """Waits until every server is ready or failed (``nehanda mcp``)."""
         if self._starting is not None:
             await asyncio.wait({self._starting})
 
     def admit(self) -> list[str]:
-        """Offers the tools of the servers that joined since the last call, from the
-        request about to be built on; returns what to tell the user since then."""
-        joined = [name for name, _ in self.defined if name in self._joined]
-        if len(joined) > len(self._admitted):
-            self._admitted.update(joined)
-            self.tools = tuple(tool for name in joined for tool in self._joined[name])
-        told, self.notes = self.notes, []
+        """Offers the tools of every server ready by now, from the request beginning on;
+        returns the notes not told yet."""
+        if len(self._ready) != len(self._admitted):
+            self._admitted = frozenset(self._ready)
+            self.tools = tuple(t for name, _ in self.defined for t in self._ready.get(name, ()))
+        told, self._untold = self._untold, []
         return told
 
-    def left_over(self) -> list[str]:
-        """What the user was not told yet at the session's end: the notes ``admit`` did
-        not take, and the servers still starting, whose tools were never offered."""
-        starting = [
-            f"MCP server {name!r} was still starting; its tools were not offered (the first "
-            "request waits [mcp] start_grace seconds for the servers)"
-            for name, _ in self.defined
-            if name not in self._joined and name not in self._failed
-        ]
-        return [*self.admit(), *starting]
+    def untold(self) -> list[str]:
+        """The notes not told yet, for a session ending now (``nehanda run``)."""
+        told, self._untold = self._untold, []
+        return told
 
     def absent(self, tool: str) -> str | None:
-        """Why ``tool`` (an offered name) is not offered when it would be a server's not
-        admitted: the server is still starting, or did not start."""
+        """Why ``tool`` (an offered name) is not offered, when it names a server whose
+        tools are not: it is still starting, or it did not start."""
         for name, _ in self.defined:
             if name in self._admitted or not tool.startswith(f"{PREFIX}{server_part(name)}__"):
                 continue
             if (failure := self._failed.get(name)) is not None:
                 return f"MCP server {name!r} was not started: {failure}"
+            if name in self._ready:
+                return (
+                    f"MCP server {name!r} has just started; its tools are offered from the "
+                    "next request on"
+                )
             return (
                 f"MCP server {name!r} is still starting; its tools are offered once it is "
-                "ready, from a later request on. Do without it for now"
+                "ready, from a later request on. Do without them for now"
             )
         return None
 
@@ -150,26 +152,30 @@ class McpServers:
         return self._failed.get(server)
 
     def tools_of(self, server: str) -> tuple[McpTool, ...]:
-        """The tools of ``server`` once it has joined, offered yet or not."""
-        return self._joined.get(server, ())
+        """``server``'s tools once it is ready, offered yet or not."""
+        return self._ready.get(server, ())
 
     def connection(self, server: str) -> Connection:
         return self.connections[server]
 
     async def stop(self) -> None:
-        """Stops every server, those still starting too."""
+        """Stops every server, those still starting too (their processes end)."""
         starting, self._starting = self._starting, None
         if starting is not None and not starting.done():
             starting.cancel()
             await asyncio.wait({starting})
         await asyncio.gather(*(connection.stop() for connection in self.connections.values()))
 
+    def _unsettled(self) -> list[str]:
+        settled = {*self._ready, *self._failed}
+        return [name for name, _ in self.defined if name not in settled]
+
     async def _start_all(self, timeout: float, sdk: SdkLoad) -> None:
         try:
             await sdk.loaded()
         except ImportError:
             names = ", ".join(name for name, _ in self.defined)
-            self.notes.append(f"MCP servers ({names}) were not started: {_NOT_INSTALLED}")
+            self._untold.append(f"MCP servers ({names}) were not started: {_NOT_INSTALLED}")
             self._failed.update((name, _NOT_INSTALLED) for name, _ in self.defined)
             return
         from nehanda.tools.mcp.connection import Connection
@@ -180,23 +186,21 @@ class McpServers:
 
     async def _start_one(self, connection: Connection, timeout: float) -> None:
         name = connection.name
-        try:
-            await connection.start(timeout)
-        except Exception as error:  # no way a server fails may end the session
-            connection.failure = f"{type(error).__name__}: {error}"
+        await connection.start(timeout)
         if connection.state != "running":
             self._failed[name] = why = connection.failure or "it stopped"
-            self.notes.append(
+            self._untold.append(
                 f"MCP server {name!r} was not started: {why} (its log: {connection.log_path}); "
                 "going on without it"
             )
             return
-        remote = _usable(connection, self.notes)
+        remote = _usable(connection, self._untold)
         names = offered_names(name, (tool.name for tool in remote), set())
-        tools = [mcp_tool(offered, name, tool) for offered, tool in zip(names, remote, strict=True)]
-        self._joined[name] = tuple(tools)
+        tools = tuple(mcp_tool(n, name, tool) for n, tool in zip(names, remote, strict=True))
+        self._ready[name] = tools
         if self._late:
-            self.notes.append(f"mcp: {name} ready, {len(tools)} tool{'s' * (len(tools) != 1)}")
+            count = f"{len(tools)} tool{'' if len(tools) == 1 else 's'}"
+            self._untold.append(f"MCP server {name!r} is ready: {count}")
 
 
 def mcp_tool(name: str, server: str, remote: RemoteTool) -> McpTool:

@@ -9,11 +9,12 @@ ToolSearch, whose results add the tools they found to ``specs``. In plan mode on
 tools their server marks read-only
 are offered, and permissions still ask before each call, since the mark is the server's.
 
-Servers join while the session runs (``servers.McpServers.admit``): ``specs`` is the same
-tuple until the tools, the mode or the tools ToolSearch loaded change, since the rescue
-prompt and the token counts are cached by its identity; with ``table``, whether the tools
-are deferred is decided again as servers join, and once deferred they stay so. A call of
-a tool whose server has not joined is answered with an error saying so, never queued.
+Servers join while the session runs, their tools offered from the request after
+(``servers.McpServers.admit``); with ``table``, whether the tools are deferred is decided
+again as they join, and once deferred they stay so. ``specs`` stays the same tuple until
+the tools, the permission mode or the tools ToolSearch loaded change, so that the caches
+keyed by it (the rescue prompt) hold. A call of a tool whose server is not offered yet is
+answered with an error saying why, never queued.
 """
 
 from __future__ import annotations
@@ -42,10 +43,9 @@ class WithMcp:
     read_only_only: bool = False
     table: McpTable | None = None  # when given, ``deferred`` follows the tools offered
     _loaded: set[str] = field(default_factory=set)
-    _specs: tuple[tuple[object, ...], tuple[ToolSpec, ...]] | None = field(
-        default=None, repr=False
-    )  # what they were built from, and the specs
-    _decided: tuple[McpTool, ...] | None = field(default=None, repr=False)
+    # What the specs were built from (inner specs, tools, plan mode, loaded), and them.
+    _built: tuple[tuple[object, ...], tuple[ToolSpec, ...]] | None = field(default=None, repr=False)
+    _decided: tuple[McpTool, ...] = field(default=(), repr=False)
 
     @property
     def offered(self) -> tuple[McpTool, ...]:
@@ -54,26 +54,19 @@ class WithMcp:
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
-        self._decide()
-        inner = self.inner.specs
-        key = (inner, self.servers.tools, self.read_only_only, len(self._loaded), self.deferred)
-        kept = self._specs
-        if kept is None or kept[0][0] is not inner or kept[0][1:] != key[1:]:
-            kept = self._specs = (key, self._built(inner))
-        return kept[1]
-
-    def _decide(self) -> None:
-        """Defers the tools once those offered would cost more than the budget."""
-        tools = self.servers.tools
-        if self.table is not None and not self.deferred and self._decided is not tools:
+        inner, tools = self.inner.specs, self.servers.tools
+        if self.table is not None and not self.deferred and tools is not self._decided:
             self._decided = tools
             offered = [tool.spec for tool in self.offered]
             self.deferred = search.should_defer(offered, self.table, self.budget)
+        made = (inner, tools, self.read_only_only, len(self._loaded), self.deferred)
+        built = self._built
+        if built is None or any(a is not b and a != b for a, b in zip(built[0], made)):
+            built = self._built = (made, self._specs(inner))
+        return built[1]
 
-    def _built(self, inner: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
+    def _specs(self, inner: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
         offered = self.offered
-        if not offered:
-            return inner
         if not self.deferred:
             return (*inner, *(tool.spec for tool in offered))
         names = [tool.spec.name for tool in offered]
