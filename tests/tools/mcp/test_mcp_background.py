@@ -33,7 +33,7 @@ from waiting import until
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "mcp"
 HELD = FIXTURES / "held_server.py"
 SILENT = FIXTURES / "silent_server.py"
-LIST = [("mcp__notes__list_notes", {})]
+LIST: list[tuple[str, dict[str, Any]]] = [("mcp__notes__list_notes", {})]
 
 
 def when(happened: Any, what: str) -> threading.Event:

@@ -61,7 +61,7 @@ class WithMcp:
             self.deferred = search.should_defer(offered, self.table, self.budget)
         made = (inner, tools, self.read_only_only, len(self._loaded), self.deferred)
         built = self._built
-        if built is None or any(a is not b and a != b for a, b in zip(built[0], made)):
+        if built is None or any(a is not b and a != b for a, b in zip(built[0], made, strict=True)):
             built = self._built = (made, self._specs(inner))
         return built[1]
 
