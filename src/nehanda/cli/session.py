@@ -335,6 +335,12 @@ class ChatSession:
             )
         self.log.append({"type": "permission_mode", "mode": mode, "was": was, "by": by})
 
+    def prompt_shown(self) -> None:
+        """The REPL's prompt is drawn: the MCP servers may start now, if they waited
+        (``SessionOptions.mcp_after_prompt``)."""
+        if self.mcp.servers is not None:
+            self.mcp.servers.begin()
+
     def record_interruption(self) -> None:
         self._log_new_messages()
         self.log.append({"type": "interrupted", "at": time.time()})

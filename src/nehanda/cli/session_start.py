@@ -52,6 +52,9 @@ class SessionOptions:
     on_retry: Callable[[Retrying], None] | None = None
     # The editor's files, which Read, Write and Edit use instead of the disk (nehanda acp).
     editor: EditorFiles | None = None
+    # The REPL: the MCP SDK's import waits until the prompt is drawn
+    # (``ChatSession.prompt_shown``), so as not to slow the start-up before it.
+    mcp_after_prompt: bool = False
 
 
 @dataclass
@@ -103,7 +106,7 @@ async def start_session(options: SessionOptions) -> SessionStart:
     except BaseException:
         await SessionStart(settings, config, provider, asked, trust_note).abandon()
         raise
-    return SessionStart(settings, config, provider, asked, trust_note, _sdk(settings))
+    return SessionStart(settings, config, provider, asked, trust_note, _sdk(settings, options))
 
 
 async def choose_provider(flags: Flags, settings: Settings) -> ProviderConfig:
@@ -135,14 +138,14 @@ async def _until_sent(provider: Provider, asked: asyncio.Task[Capabilities]) -> 
         sent.cancel()
 
 
-def _sdk(settings: Settings) -> SdkLoad | None:
-    """The MCP SDK begun loading, when a server may start (approvals are checked later:
-    a server left out then only cost the load)."""
+def _sdk(settings: Settings, options: SessionOptions) -> SdkLoad | None:
+    """The MCP SDK begun loading (or held back, ``mcp_after_prompt``), when a server may
+    start (approvals are checked later: a server left out then only cost the load)."""
     if not any(server.entry.enabled for server in settings.mcp_servers):
         return None
     from nehanda.tools.mcp.sdk import SdkLoad
 
-    return SdkLoad()
+    return SdkLoad(begun=not options.mcp_after_prompt)
 
 
 def _raise_with_trust_hint(exc: NehandaError, settings: Settings, note: str | None) -> NoReturn:

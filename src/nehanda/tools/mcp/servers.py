@@ -72,6 +72,7 @@ class McpServers:
     _untold: list[str] = field(default_factory=list)  # notes for the next ``admit``
     _late: bool = False  # the first request has waited: what happens now is announced
     _starting: asyncio.Task[None] | None = None
+    _sdk: SdkLoad | None = None
 
     @classmethod
     def launch(
@@ -83,17 +84,24 @@ class McpServers:
     ) -> McpServers:
         """The servers, starting in the background, each within ``timeout``; ``grace``:
         how long the first request waits for them (``graced``); ``sdk``: the SDK already
-        loading, else it begins now."""
-        started = cls(tuple(servers), grace=grace)
-        work = started._start_all(timeout, sdk or SdkLoad())
+        loading, or held back until ``begin``, else it begins now."""
+        sdk = sdk or SdkLoad()
+        started = cls(tuple(servers), grace=grace, _sdk=sdk)
+        work = started._start_all(timeout, sdk)
         started._starting = asyncio.get_running_loop().create_task(work, name="mcp servers")
         return started
+
+    def begin(self) -> None:
+        """Lets the servers start, if the SDK's import was held back (``sdk.SdkLoad``)."""
+        if self._sdk is not None:
+            self._sdk.begin()
 
     async def graced(self) -> None:
         """Waits, the first time only, until every server is ready or failed, or the
         grace has passed; a note then names each server still starting."""
         if self._late:
             return
+        self.begin()
         if self._starting is not None and self.grace > 0:
             await asyncio.wait({self._starting}, timeout=self.grace)
         self._late = True
