@@ -37,7 +37,9 @@ async def server_timings(log: Path, many: int) -> tuple[float, list[float], McpS
     env = {"NOTES_LOG": str(log), "NOTES_MANY": str(many)}
     entry = McpServerEntry(command=sys.executable, args=[str(NOTES), "stdio"], env=env)
     started = time.perf_counter()
-    servers = await McpServers.start([("notes", entry)], 30)
+    servers = McpServers.launch([("notes", entry)], 30)
+    await servers.settled()
+    servers.admit()
     start = time.perf_counter() - started
     calls = []
     for _ in range(CALLS if not many else 0):

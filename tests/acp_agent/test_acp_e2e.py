@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from acp_editor import Editor, ask, connected, drive
+from mcp_session import write_settings
 from scripted_calls import calls_stream, chunk, rescue_calls_stream, text_stream
 from scripted_server import ScriptedServer
 
@@ -194,6 +195,7 @@ def test_an_mcp_server_the_editor_passes_serves_the_session(
     from acp.schema import EnvVariable, McpServerStdio
 
     calls = tmp_path / "calls.jsonl"
+    write_settings("")  # the first request waits for the server however long it takes
     server.stream(calls_stream([("mcp__notes__add_note", {"text": "from the editor"})]))
     server.stream(text_stream("Saved."))
     editor = Editor(answer="allow_once")

@@ -196,7 +196,7 @@ async def _opened(options: SessionOptions, servers: list[EditorServer]) -> Any:
     start = await start_session(options)
     try:
         settings = with_editor_servers(start.settings, servers)
-        mcp = await start_mcp(settings, options.workspace)
+        mcp = start_mcp(settings, options.workspace, start.sdk)
     except BaseException:
         await start.abandon()
         raise

@@ -31,7 +31,7 @@ from nehanda.acp.updates import (
 from nehanda.cli.custom_commands import prepare_prompt
 from nehanda.cli.session import ChatSession
 from nehanda.config.permission_modes import Mode
-from nehanda.events import EngineEvent, RunFinished, ToolExecuted, ToolStarted
+from nehanda.events import EngineEvent, Notice, RunFinished, ToolExecuted, ToolStarted
 from nehanda.types import ImagePart
 
 log = logging.getLogger("nehanda.acp")
@@ -106,6 +106,8 @@ class EditorSession:
         elif isinstance(event, ToolExecuted):
             changed, after = self._after(self._changed.pop(event.tool_use.id, None))
             await self.send(call_finished(event, changed, after))
+        elif isinstance(event, Notice):  # logged as the session's notes at its start are
+            log.info("session %s: %s", self.chat.id, event.message)
         await self._mode_changed()
 
     def _after(self, changed: FileText | None) -> tuple[FileText | None, str | None]:

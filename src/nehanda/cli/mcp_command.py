@@ -18,6 +18,7 @@ from nehanda.errors import ConfigError
 from nehanda.ui.shown_text import shown_line
 
 if TYPE_CHECKING:
+    from nehanda.tools.mcp.servers import McpServers
     from nehanda.ui.live import LiveRenderer
 
 
@@ -29,8 +30,11 @@ async def list_servers(workspace: Path) -> str:
         return "No MCP servers are configured ([mcp_servers.NAME] in settings)." + (
             f"\n{notes}" if notes else ""
         )
-    start = await start_mcp(settings, workspace)
+    start = start_mcp(settings, workspace)
     try:
+        if start.servers is not None:
+            await start.servers.settled()
+            start.notes += start.servers.admit()
         lines = [_defined_line(server, workspace) for server in settings.mcp_servers]
         return "\n".join([*lines, "", describe_running(start)]).rstrip()
     finally:
@@ -39,28 +43,29 @@ async def list_servers(workspace: Path) -> str:
 
 
 def describe_running(start: McpStart) -> str:
-    """The running servers' tools, each with its schema's cost, then what was skipped."""
+    """The servers' states and tools, each tool with its schema's cost (a server still
+    starting has none yet), then what was skipped."""
+    servers, lines = start.servers, []
+    if servers is not None:
+        lines = [line for name, _ in servers.defined for line in _server_lines(servers, name)]
+    return "\n".join([*lines, *start.notes]) or "No MCP server is running."
+
+
+def _server_lines(servers: McpServers, name: str) -> list[str]:
     from nehanda.tools.mcp.search import spec_tokens
 
-    lines: list[str] = []
-    servers = start.servers
-    for connection in servers.connections if servers else ():
-        tools = (
-            [tool for tool in servers.tools if tool.server == connection.name] if servers else []
-        )
-        cost = spec_tokens(tool.spec for tool in tools)
-        counted = f"{len(tools)} tool{'' if len(tools) == 1 else 's'}"
-        lines.append(
-            f"{connection.name}: {connection.state}, {counted}, ~{cost} tokens of schemas"
-            + (f" ({connection.failure})" if connection.failure else "")
-        )
-        lines += [
+    tools = servers.tools_of(name)
+    counted = f"{len(tools)} tool{'' if len(tools) == 1 else 's'}"
+    failure = servers.failure(name)
+    head = f"{name}: {servers.state(name)}, {counted}, ~{spec_tokens(t.spec for t in tools)}"
+    return [
+        head + " tokens of schemas" + (f" ({failure})" if failure else ""),
+        *(
             f"  {tool.spec.name}  ~{spec_tokens([tool.spec])} tokens"
             + ("  read-only" if tool.remote.read_only else "")
             for tool in tools
-        ]
-    lines += start.notes
-    return "\n".join(lines) or "No MCP server is running."
+        ),
+    ]
 
 
 def approve_server(workspace: Path, name: str, confirmed: bool) -> int:

@@ -27,12 +27,13 @@ from nehanda.sandbox.launch import launch_argv
 from nehanda.types import Toolset
 
 if TYPE_CHECKING:
+    from nehanda.tools.mcp.sdk import SdkLoad
     from nehanda.tools.mcp.servers import McpServers
 
 
 @dataclass
 class McpStart:
-    """The servers that started (``None`` when none was to start) and what was skipped."""
+    """The servers starting (``None`` when none was to start) and what was skipped."""
 
     servers: McpServers | None = None
     notes: list[str] = field(default_factory=list)
@@ -97,18 +98,16 @@ def located(
     return entry
 
 
-async def start_mcp(settings: Settings, workspace: Path) -> McpStart:
+def start_mcp(settings: Settings, workspace: Path, sdk: SdkLoad | None = None) -> McpStart:
+    """Launches the servers that may start (``sdk``: the SDK already loading) and returns
+    at once."""
     ready, notes = runnable(settings, workspace)
     if not ready:
         return McpStart(None, notes)
-    try:
-        from nehanda.tools.mcp.servers import McpServers
-    except ImportError:
-        names = ", ".join(name for name, _ in ready)
-        why = "the MCP support is not installed: pip install 'nehanda[mcp]'"
-        return McpStart(None, [*notes, f"MCP servers ({names}) were not started: {why}"])
-    servers = await McpServers.start(ready, settings.mcp.start_timeout)
-    return McpStart(servers, [*notes, *servers.notes])
+    from nehanda.tools.mcp.servers import McpServers
+
+    table = settings.mcp
+    return McpStart(McpServers.launch(ready, table.start_timeout, table.start_grace, sdk), notes)
 
 
 def with_mcp(
@@ -118,19 +117,16 @@ def with_mcp(
     window: int,
     plan: bool,
 ) -> Toolset:
-    """``inner`` with the servers' tools, deferred behind ToolSearch when their schemas
-    would take more than the budget's share of the model's context ``window``."""
-    if servers is None or not servers.tools:
+    """``inner`` with the servers' tools as they join, deferred behind ToolSearch once
+    their schemas would take more than the budget's share of the model's context
+    ``window``."""
+    if servers is None:
         return inner
     from nehanda.tools.mcp import search
     from nehanda.tools.mcp.toolset import WithMcp
 
-    toolset = WithMcp(inner, servers, read_only_only=plan)
     budget = search.tool_budget(window, settings.mcp)
-    offered = [tool.spec for tool in toolset.offered]
-    toolset.deferred = search.should_defer(offered, settings.mcp, budget)
-    toolset.budget = budget
-    return toolset
+    return WithMcp(inner, servers, budget=budget, read_only_only=plan, table=settings.mcp)
 
 
 def _skipped(server: DefinedServer, why: str) -> str:

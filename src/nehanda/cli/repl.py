@@ -76,7 +76,7 @@ async def _main(options: SessionOptions, first_prompt: str | None, pick_session:
 
 async def _session(options: SessionOptions, first_prompt: str | None, pick_session: bool) -> int:
     renderer = LiveRenderer(make_console(), options.workspace)
-    options = replace(options, on_retry=renderer.handle)
+    options = replace(options, on_retry=renderer.handle, mcp_after_prompt=True)
     try:
         await offer_trust(options.workspace, options.flags, renderer)
         await offer_approvals(options.workspace, options.flags, renderer)
@@ -136,6 +136,7 @@ class Repl:
             renderer.show_output,
             lambda: command_words(self.chat.commands.found),
             options.workspace,
+            lambda: self.chat.prompt_shown(),
         )
         self.conversation, self.total = Tally(), Tally()
         self.slash = SlashCommands(self)

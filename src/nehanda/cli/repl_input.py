@@ -71,15 +71,17 @@ def make_reader(
     expand: Callable[[], None] | None = None,
     words: Callable[[], list[str]] | None = None,
     workspace: Path | None = None,
+    shown: Callable[[], None] | None = None,
 ) -> Reader:
     """A terminal reader showing ``toolbar`` under the prompt, Shift-Tab calling ``cycle``
     and Ctrl-O ``expand``, Tab completing the command ``words`` and ``@`` paths below
-    ``workspace``; a plain one where there is no terminal to draw on."""
+    ``workspace``, calling ``shown`` once each prompt is drawn; a plain one where there is
+    no terminal to draw on."""
     plain = os.environ.get("TERM") in ("dumb", "unknown")
     if plain or not (sys.stdin.isatty() and sys.stdout.isatty()):
-        return LineReader(PROMPT if sys.stdin.isatty() else "")
+        return LineReader(PROMPT if sys.stdin.isatty() else "", shown)
     completer = _Completer(words or list, workspace or Path.cwd())
-    return TerminalReader(_history(), toolbar, cycle, expand, completer)
+    return TerminalReader(_history(), toolbar, cycle, expand, completer, shown)
 
 
 class _Output(Vt100_Output):
@@ -104,7 +106,9 @@ class TerminalReader:
         cycle: Callable[[], None] | None = None,
         expand: Callable[[], None] | None = None,
         completer: Completer | None = None,
+        shown: Callable[[], None] | None = None,
     ) -> None:
+        self.shown = shown
         self.session: PromptSession[str] = PromptSession(
             history=history,
             multiline=True,
@@ -119,11 +123,18 @@ class TerminalReader:
 
     async def read(self, typed: str = "") -> str | None:
         try:
-            return await self.session.prompt_async(PROMPT, default=typed, handle_sigint=False)
+            return await self.session.prompt_async(
+                PROMPT, default=typed, handle_sigint=False, pre_run=self._drawing
+            )
         except KeyboardInterrupt:
             raise Interrupted from None
         except EOFError:
             return None
+
+    def _drawing(self) -> None:
+        """Called as the prompt starts, just before its first draw: ``shown`` after it."""
+        if self.shown is not None:
+            asyncio.get_running_loop().call_soon(self.shown)
 
 
 def _history() -> History:
@@ -213,8 +224,8 @@ class LineReader:
     read twice, nor by two threads at once.
     """
 
-    def __init__(self, prompt: str) -> None:
-        self.prompt = prompt
+    def __init__(self, prompt: str, shown: Callable[[], None] | None = None) -> None:
+        self.prompt, self.shown = prompt, shown
         self._pending: asyncio.Future[str] | None = None
 
     async def read(self, typed: str = "") -> str | None:
@@ -233,6 +244,8 @@ class LineReader:
     async def _line(self, prompt: str) -> str:
         sys.stdout.write(prompt)
         sys.stdout.flush()
+        if self.shown is not None:
+            self.shown()
         if self._pending is None:
             loop = asyncio.get_running_loop()
             self._pending = loop.create_future()

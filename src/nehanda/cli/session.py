@@ -74,8 +74,10 @@ from nehanda.events import (
     EngineEvent,
     ImagesWithheld,
     ModeSwitched,
+    Notice,
     RunFinished,
     SubagentEnded,
+    TurnStarted,
 )
 from nehanda.masking import SecretMask
 from nehanda.permissions.approver import NoTerminal
@@ -264,8 +266,18 @@ class ChatSession:
     async def _answer(
         self, prompt: str, images: tuple[ImagePart, ...]
     ) -> AsyncIterator[EngineEvent]:
+        servers = self.mcp.servers
+        if servers is not None:  # the first request waits for servers ready within the grace
+            await servers.graced()
         try:
             async for event in self.agent.run(prompt, images):
+                if servers is not None and isinstance(event, TurnStarted | RunFinished):
+                    # A turn's request, built once the engine goes on, offers the tools of
+                    # the servers ready by now; what they did is told before the turn, or
+                    # before the run's end.
+                    told = servers.admit() if isinstance(event, TurnStarted) else servers.untold()
+                    for note in told:
+                        yield Notice(note)
                 self._log_new_messages()
                 if isinstance(event, Compacted):
                     self._log_compaction(event)
@@ -345,6 +357,12 @@ class ChatSession:
             )
         self.log.append({"type": "permission_mode", "mode": mode, "was": was, "by": by})
 
+    def prompt_shown(self) -> None:
+        """The REPL's prompt is drawn: the MCP servers may start now, if they waited
+        (``SessionOptions.mcp_after_prompt``)."""
+        if self.mcp.servers is not None:
+            self.mcp.servers.begin()
+
     def record_interruption(self) -> None:
         self._log_new_messages()
         self.log.append({"type": "interrupted", "at": time.time()})
@@ -402,7 +420,7 @@ async def open_session(
         if start.asked.done():  # the provider has answered, or failed: no server starts in vain
             await start.capabilities()
         rules = PermissionRules.from_settings(settings.permissions)
-        mcp = mcp or await start_mcp(settings, options.workspace)
+        mcp = mcp or start_mcp(settings, options.workspace, start.sdk)
     except BaseException:
         await start.abandon()
         raise

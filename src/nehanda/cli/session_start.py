@@ -2,10 +2,11 @@
 
 It reads the settings, picks the provider and model, and asks the provider its
 capabilities (the window a server reports, Ollama's tool support), returning as soon
-as that question has been sent whole. ``open_session`` then loads the engine, the
-tools and the permissions, parses the rules and starts the MCP servers while the
-server answers, instead of before asking it. This module imports only what those
-first steps need.
+as that question has been sent whole; with MCP servers configured, the SDK then begins
+to load on a worker thread (``tools.mcp.sdk``, the one module of the tools it loads).
+``open_session`` then loads the engine, the tools and the permissions, parses the rules
+and launches the MCP servers while the server answers, instead of before asking it.
+This module imports only what those first steps need.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from nehanda.engine.transcript import Session
     from nehanda.providers.mode import Mode
     from nehanda.tools.base import EditorFiles
+    from nehanda.tools.mcp.sdk import SdkLoad
 
 
 @dataclass(frozen=True)
@@ -50,17 +52,22 @@ class SessionOptions:
     on_retry: Callable[[Retrying], None] | None = None
     # The editor's files, which Read, Write and Edit use instead of the disk (nehanda acp).
     editor: EditorFiles | None = None
+    # The REPL: the MCP SDK's import waits until the prompt is drawn
+    # (``ChatSession.prompt_shown``), so as not to slow the start-up before it.
+    mcp_after_prompt: bool = False
 
 
 @dataclass
 class SessionStart:
-    """The settings, the chosen provider, and its capabilities question, sent."""
+    """The settings, the chosen provider, and its capabilities question, sent; ``sdk``
+    is the MCP SDK loading, when servers are configured."""
 
     settings: Settings
     config: ProviderConfig
     provider: Provider
     asked: asyncio.Task[Capabilities]
     trust_note: str | None
+    sdk: SdkLoad | None = None
 
     async def capabilities(self) -> Capabilities:
         """The provider's answer; its error says so when the address or key the user meant
@@ -99,7 +106,7 @@ async def start_session(options: SessionOptions) -> SessionStart:
     except BaseException:
         await SessionStart(settings, config, provider, asked, trust_note).abandon()
         raise
-    return SessionStart(settings, config, provider, asked, trust_note)
+    return SessionStart(settings, config, provider, asked, trust_note, _sdk(settings, options))
 
 
 async def choose_provider(flags: Flags, settings: Settings) -> ProviderConfig:
@@ -129,6 +136,16 @@ async def _until_sent(provider: Provider, asked: asyncio.Task[Capabilities]) -> 
         await asyncio.wait({asked, sent}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         sent.cancel()
+
+
+def _sdk(settings: Settings, options: SessionOptions) -> SdkLoad | None:
+    """The MCP SDK begun loading (or held back, ``mcp_after_prompt``), when a server may
+    start (approvals are checked later: a server left out then only cost the load)."""
+    if not any(server.entry.enabled for server in settings.mcp_servers):
+        return None
+    from nehanda.tools.mcp.sdk import SdkLoad
+
+    return SdkLoad(begun=not options.mcp_after_prompt)
 
 
 def _raise_with_trust_hint(exc: NehandaError, settings: Settings, note: str | None) -> NoReturn:

@@ -36,6 +36,9 @@ _RUNS_OF_UNDERSCORES = re.compile(r"_{2,}")
 # At most 48 characters, so that ``mcp__PART__`` stays whole in every 64-character tool
 # name, with room left for the tool's own part.
 MAX_SERVER_PART = 48
+# How long a session's first request waits for MCP servers still starting; the rest join
+# from a later request on.
+START_GRACE = 1.0
 
 
 class McpServerEntry(BaseModel):
@@ -69,7 +72,8 @@ class McpTable(BaseModel):
 
     ``tool_search``: ``auto`` defers the MCP tools when their schemas would cost more than
     ``tool_budget_percent`` of the context window, or when there are more than
-    ``max_tools`` of them; ``always`` and ``never`` decide regardless.
+    ``max_tools`` of them; ``always`` and ``never`` decide regardless. ``start_grace``:
+    how long the first request waits for servers still starting.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -78,6 +82,7 @@ class McpTable(BaseModel):
     tool_budget_percent: int = Field(default=10, ge=1, le=100)
     max_tools: int | None = Field(default=None, ge=0)
     start_timeout: float = Field(default=30.0, gt=0)
+    start_grace: float = Field(default=START_GRACE, ge=0)
 
 
 def server_part(server: str) -> str:

@@ -66,6 +66,7 @@ class ToolOutputCalls:
     ) -> None:
         """``tools`` and ``plain_output`` are the toolset's (``Toolset``)."""
         self._plain_output = plain_output
+        self._tools = tools
         self._names = frozenset(spec.name for spec in tools)
         self._schemas = {spec.name: spec.input_schema for spec in tools}
         self._written = _WrittenCalls({spec.name: spec.facts.key_arguments for spec in tools})
@@ -76,6 +77,21 @@ class ToolOutputCalls:
         # Only new messages are read: compaction replaces old ones and keeps recent ones.
         self._read_messages: Prefix[Message, None] = Prefix(self._unread.append)
         self._unreadable: str | None = None  # where an output too costly to read was
+
+    def learn(self, tools: Sequence[ToolSpec]) -> None:
+        """Takes in the tools offered now (an MCP server joined, ToolSearch loaded some):
+        with new ones, every message is read again at the next ``mark``, for their calls."""
+        if tools is self._tools:
+            return
+        self._tools = tools
+        new = [spec for spec in tools if spec.name not in self._names]
+        if not new:
+            return
+        self._names |= {spec.name for spec in new}
+        self._schemas.update((spec.name, spec.input_schema) for spec in new)
+        self._written.know({spec.name: spec.facts.key_arguments for spec in new})
+        self._unread.clear()
+        self._read_messages = Prefix(self._unread.append)
 
     def mark(self, calls: Sequence[ToolUse], messages: Sequence[Message]) -> list[ToolUse]:
         """``calls``, each one written in an earlier result of ``messages`` marked so."""
@@ -137,9 +153,13 @@ class _WrittenCalls:
 
     def __init__(self, key_arguments: Mapping[str, tuple[str, ...]]) -> None:
         """``key_arguments``: each tool's, by name (``ToolFacts.key_arguments``)."""
-        self._key_arguments = key_arguments
+        self._key_arguments = dict(key_arguments)
         # (tool, last parts of its key arguments, or None) -> wanted, as JSON -> (wanted, where)
         self._kept: dict[tuple[str, tuple[str, ...] | None], dict[str, tuple[Any, str]]] = {}
+
+    def know(self, key_arguments: Mapping[str, tuple[str, ...]]) -> None:
+        """More tools' key arguments, by name."""
+        self._key_arguments.update(key_arguments)
 
     def add(self, name: str, arguments: JsonObject, where: str) -> None:
         plain = _plain(arguments)

@@ -123,6 +123,7 @@ class Agent:
             if self.context:
                 self.context.observe(end.usage)
             truncated = is_truncated(reply.end, reply.tool_uses, reply.problems)
+            self._output_calls.learn(self.toolset.specs)  # tools joined since are known too
             runnable = self._output_calls.mark(
                 [use for use in reply.tool_uses if not (truncated and may_be_cut(use))],
                 self.messages,

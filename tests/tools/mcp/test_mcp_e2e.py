@@ -17,13 +17,20 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from cli_process import nehanda
-from mcp_session import ask, sent, tool_messages, write_settings
+from mcp_session import (
+    ask,
+    calls_received,
+    is_running,
+    notes_of,
+    sent,
+    tool_messages,
+    write_settings,
+)
 from nehanda.cli.session import open_session
 from nehanda.cli.session_start import SessionOptions
 from nehanda.config.settings import Flags, user_settings_path
@@ -67,24 +74,9 @@ def answers(url: str) -> bool:
     return True
 
 
-def calls_received(log: Path) -> list[dict[str, Any]]:
-    if not log.exists():
-        return []
-    found = [json.loads(line) for line in log.read_text().splitlines()]
-    return [call for call in found if call["event"] != "started"]
-
-
 def server_pids(log: Path) -> list[int]:
     found = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     return [call["pid"] for call in found if call["event"] == "started"]
-
-
-def is_running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()
 
 
 def test_native_call_over_stdio_through_the_cli(server: ScriptedServer, tmp_path: Path) -> None:
@@ -198,7 +190,8 @@ def test_a_server_that_never_answers_is_left_behind_with_a_note(
     server.stream("e2e_mcp_answer.sse")
     events, chat = ask(tmp_path, server.base_url, "hello")  # waiting for it, it would hang
     assert events[-1].text == "Saved your note."
-    assert any("'silent' was not started: it did not answer within 0.5 s" in n for n in chat.notes)
+    told = notes_of(events, chat)
+    assert any("'silent' was not started: it did not answer within 0.5 s" in n for n in told)
     assert all(not t["function"]["name"].startswith("mcp__") for t in sent(server)[0]["tools"])
 
 
@@ -209,7 +202,7 @@ def test_a_server_whose_command_is_missing_is_named_in_a_note(
     server.stream("e2e_mcp_answer.sse")
     events, chat = ask(tmp_path, server.base_url, "hello")
     assert events[-1].text == "Saved your note."
-    (note,) = [n for n in chat.notes if "'gone'" in n]
+    (note,) = [n for n in notes_of(events, chat) if "'gone'" in n]
     assert "was not started: its command was not found" in note and "going on without it" in note
 
 

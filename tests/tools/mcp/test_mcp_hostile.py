@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mcp_session import ask, call_once, sent, tool_messages, write_settings
+from mcp_session import ask, call_once, notes_of, sent, tool_messages, write_settings
 from nehanda.cli.mcp_command import approve_server
 from nehanda.config.mcp import read_mcp_json
 from nehanda.config.mcp_approvals import approve
@@ -115,9 +115,10 @@ def test_tools_with_hostile_schemas_are_left_out_and_the_rest_work(
         "huge": "its inputSchema takes 306 KiB, more than 128 KiB",
         "cyclic_output": "its outputSchema has a $ref '#' that leads back to itself",
     }
+    told = notes_of(events, chat)
     for tool, why in left_out.items():
-        assert any(f"its tool {tool!r} was left out: {why}" in note for note in chat.notes), tool
-    (deep,) = [note for note in chat.notes if "MCP server 'deep' was" in note]
+        assert any(f"its tool {tool!r} was left out: {why}" in note for note in told), tool
+    (deep,) = [note for note in told if "MCP server 'deep' was" in note]
     assert "could not be read: Invalid JSON: recursion limit exceeded" in deep
     assert "going on without it" in deep
     assert "Traceback" not in capfd.readouterr().err
@@ -166,8 +167,8 @@ def test_a_bare_server_command_never_runs_a_program_a_command_planted_on_path(
     )
     monkeypatch.setenv("PATH", f"{planted.parent}{os.pathsep}{real.parent}")
     server.stream(calls_stream([("mcp__notes__list_notes", {})])).stream("e2e_mcp_answer.sse")
-    _, chat = ask(workspace, server.base_url, "go")
-    assert not marker.exists() and chat.notes == []
+    events, chat = ask(workspace, server.base_url, "go")
+    assert not marker.exists() and notes_of(events, chat) == []
     assert tool_messages(sent(server)[1]) == ["note one\nnote two"]
     monkeypatch.setenv("PATH", str(planted.parent))
     server.stream("e2e_mcp_answer.sse")

@@ -81,9 +81,10 @@ def probe_all(place: Place, port: int) -> dict[str, str]:
     }
 
     async def go() -> dict[str, str]:
-        servers = await McpServers.start(ready, 30)
+        servers = McpServers.launch(ready, 30)
+        await servers.settled()
         try:
-            assert servers.notes == [], servers.notes
+            assert (untold := servers.admit()) == [], untold
             connection = servers.connection("probe")
             answers = {}
             for label, (tool, arguments) in calls.items():

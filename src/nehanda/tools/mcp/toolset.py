@@ -8,6 +8,13 @@ it). When the MCP tools are deferred (``search``), the model first sees only
 ToolSearch, whose results add the tools they found to ``specs``. In plan mode only the
 tools their server marks read-only
 are offered, and permissions still ask before each call, since the mark is the server's.
+
+Servers join while the session runs, their tools offered from the request after
+(``servers.McpServers.admit``); with ``table``, whether the tools are deferred is decided
+again as they join, and once deferred they stay so. ``specs`` stays the same tuple until
+the tools, the permission mode or the tools ToolSearch loaded change, so that the caches
+keyed by it (the rescue prompt) hold. A call of a tool whose server is not offered yet is
+answered with an error saying why, never queued.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 import pydantic
 
+from nehanda.config.mcp import McpTable
 from nehanda.errors import ToolCallFormatError
 from nehanda.tools.mcp import arguments, search
 from nehanda.tools.mcp.names import is_mcp_name
@@ -33,7 +41,11 @@ class WithMcp:
     deferred: bool = False
     budget: int = search.DEFAULT_WINDOW
     read_only_only: bool = False
+    table: McpTable | None = None  # when given, ``deferred`` follows the tools offered
     _loaded: set[str] = field(default_factory=set)
+    # What the specs were built from (inner specs, tools, plan mode, loaded), and them.
+    _built: tuple[tuple[object, ...], tuple[ToolSpec, ...]] | None = field(default=None, repr=False)
+    _decided: tuple[McpTool, ...] = field(default=(), repr=False)
 
     @property
     def offered(self) -> tuple[McpTool, ...]:
@@ -42,13 +54,24 @@ class WithMcp:
 
     @property
     def specs(self) -> tuple[ToolSpec, ...]:
+        inner, tools = self.inner.specs, self.servers.tools
+        if self.table is not None and not self.deferred and tools is not self._decided:
+            self._decided = tools
+            offered = [tool.spec for tool in self.offered]
+            self.deferred = search.should_defer(offered, self.table, self.budget)
+        made = (inner, tools, self.read_only_only, len(self._loaded), self.deferred)
+        built = self._built
+        if built is None or any(a is not b and a != b for a, b in zip(built[0], made, strict=True)):
+            built = self._built = (made, self._specs(inner))
+        return built[1]
+
+    def _specs(self, inner: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
+        offered = self.offered
         if not self.deferred:
-            return (*self.inner.specs, *(tool.spec for tool in self.offered))
-        names = [tool.spec.name for tool in self.offered]
-        loaded = [
-            replace(t.spec, searched=True) for t in self.offered if t.spec.name in self._loaded
-        ]
-        return (*self.inner.specs, search.search_spec(names, self.budget), *loaded)
+            return (*inner, *(tool.spec for tool in offered))
+        names = [tool.spec.name for tool in offered]
+        loaded = [replace(t.spec, searched=True) for t in offered if t.spec.name in self._loaded]
+        return (*inner, search.search_spec(names, self.budget), *loaded)
 
     def plain_output(self, content: str) -> str:
         return self.inner.plain_output(content)
@@ -85,6 +108,8 @@ class WithMcp:
 
     def _checked(self, use: ToolUse, tool: McpTool | None) -> CheckedCall:
         raw = json.dumps({"name": use.name, "arguments": use.input}, default=str)
+        if tool is None and (absent := self.servers.absent(use.name)) is not None:
+            raise ToolCallFormatError(raw, f"{use.name} is not offered: {absent}.")
         if tool is None:
             why = " in plan mode, which offers only read-only tools" if self.read_only_only else ""
             raise ToolCallFormatError(raw, f"Unknown tool {use.name!r}: it is not offered{why}.")
