@@ -53,6 +53,14 @@ def two_prompts(server: ScriptedServer, workspace: Path) -> pexpect.spawn:
     return child
 
 
+def leave(child: pexpect.spawn) -> str:
+    """Leaves the REPL; the id of its session."""
+    child.send("/exit" + ENTER)
+    child.expect(pexpect.EOF)
+    found: str = re.findall(r"nehanda --resume ([0-9a-f-]+)", child.logfile_read.getvalue())[-1]
+    return found
+
+
 def user_texts(body: dict[str, Any]) -> list[str]:
     return [m["content"] for m in body["messages"] if m["role"] == "user"]
 
@@ -80,9 +88,7 @@ def test_rewinding_files_and_conversation_restores_both_and_gives_the_prompt_bac
     last = server.wait_for("/v1/chat/completions", 5)[-1].body
     assert user_texts(last) == ["write the first", "write the second"]
     child.expect_exact(PROMPT)
-    child.send("/exit" + ENTER)
-    child.expect(pexpect.EOF)
-    session = re.findall(r"nehanda --resume ([0-9a-f-]+)", child.logfile_read.getvalue())[-1]
+    session = leave(child)
     resumed = find_session(session)
     assert [m.text for m in resumed.messages if m.role == "user"] == user_texts(last)
     assert [mark.text for mark in resumed.prompts] == ["write the first", "write the second"]
@@ -108,8 +114,7 @@ def test_rewinding_the_conversation_only_leaves_the_files(
     last = server.wait_for("/v1/chat/completions", 5)[-1].body
     assert user_texts(last) == ["something else"]
     child.expect_exact(PROMPT)
-    child.send("/exit" + ENTER)
-    child.expect(pexpect.EOF)
+    leave(child)
 
 
 def test_a_file_changed_since_is_restored_only_after_a_second_yes(
@@ -131,17 +136,14 @@ def test_a_file_changed_since_is_restored_only_after_a_second_yes(
         child.expect_exact(PROMPT)
         assert (workspace / "a.txt").read_text() == kept
     assert not (workspace / "b.txt").exists()
-    child.send("/exit" + ENTER)
-    child.expect(pexpect.EOF)
+    leave(child)
 
 
 def test_a_resumed_session_rewinds_to_a_prompt_from_before_it_was_resumed(
     server: ScriptedServer, workspace: Path
 ) -> None:
     child = two_prompts(server, workspace)
-    child.send("/exit" + ENTER)
-    child.expect(pexpect.EOF)
-    session = re.findall(r"nehanda --resume ([0-9a-f-]+)", child.logfile_read.getvalue())[-1]
+    session = leave(child)
     child = spawn_repl(server.base_url, workspace, "--yes", "--resume", session)
     child.expect_exact(PROMPT)
     child.send("/rewind" + ENTER)
@@ -168,9 +170,7 @@ def test_a_turn_that_changed_nothing_keeps_its_number_across_a_resume(
         child.expect_exact(PROMPT)
         child.send(prompt + ENTER)
     child.expect_exact(PROMPT)
-    child.send("/exit" + ENTER)
-    child.expect(pexpect.EOF)
-    session = re.findall(r"nehanda --resume ([0-9a-f-]+)", child.logfile_read.getvalue())[-1]
+    session = leave(child)
     third = ("Write", {"file_path": "c.txt", "content": "see\n"})
     server.stream(calls_stream([third])).stream(fixture_body("e2e_vllm_answer.sse"))
     child = spawn_repl(server.base_url, workspace, "--yes", "--resume", session)
@@ -185,5 +185,4 @@ def test_a_turn_that_changed_nothing_keeps_its_number_across_a_resume(
     child.expect(r"undid turn (\d+)")
     assert child.match.group(1) == "3"
     assert not (workspace / "c.txt").exists() and (workspace / "a.txt").exists()
-    child.send("/exit" + ENTER)
-    child.expect(pexpect.EOF)
+    leave(child)
