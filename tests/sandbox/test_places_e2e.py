@@ -149,6 +149,9 @@ def test_nehanda_in_a_workspace_venv_keeps_that_venv_read_only(tmp_path: Path) -
     (venv / "bin" / "python").symlink_to(python)
     config = f"home = {python.parent}\ninclude-system-site-packages = true\n"
     (venv / "pyvenv.cfg").write_text(config)
+    # The suite may itself run in a venv (the README's command): what it imports from
+    # there, nehanda and its dependencies, the workspace's venv sees too.
+    (workspace / SITE / "outer.pth").write_text("\n".join(p for p in sys.path if p) + "\n")
     calls = {
         "pth": bash(f"echo 'import os' > {SITE}/planted.pth"),
         "config": bash("echo 'include-system-site-packages = false' >> .venv/pyvenv.cfg"),
