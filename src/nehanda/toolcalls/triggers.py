@@ -167,13 +167,14 @@ class TriggerSet:
 
 class Finder:
     """``search(buf, pos)``: the first word at or after ``pos``, like ``re.search`` (which
-    it is, on a short text).
+    it is, over the next ``_SHORT`` characters).
 
-    It remembers, for the text it last searched, where each start character next
-    occurs (found by what all of its words start with, ``TriggerSet.leads``), so that
-    walking one text from left to right finds each once. After ``_MISSES`` places that
-    start no word the text is dense, and the regex searches the next ``_WINDOW``
-    characters. One finder serves one reader at a time (a scanner owns its own).
+    Past those, it remembers, for the text it last searched, where each start character
+    next occurs (found by what all of its words start with, ``TriggerSet.leads``), so
+    that walking one text from left to right finds each once. Once ``_MISSES`` places
+    that start no word come within ``_SPAN`` characters the text is dense, and the regex
+    searches the next ``_WINDOW`` characters. One finder serves one reader at a time (a
+    scanner owns its own).
     """
 
     __slots__ = ("_buf", "_from", "_next", "triggers")
