@@ -4,12 +4,12 @@ Run by hand: ``python bench/toolcalls.py --ab BASE`` (or this file with ``BASE``
 where ``BASE`` is another checkout of nehanda, for example
 ``git worktree add --detach /tmp/base99 99ba674``. Each tree's code is imported in
 a subprocess of its own (``PYTHONPATH=TREE/src``); the two take turns run by run,
-and the best CPU time of each (``time.process_time``) is kept. Five rows:
+and the best CPU time of each (``time.process_time``) is kept. Eight rows:
 
 - four kinds of text, 1 MB each, streamed in 8-character deltas through
   ``ToolCallScanner``: plain prose; markdown (headings, backticks, bold, links,
   lists, quotes); prose with ``<…>``, ``{…}`` and ``[…]``; prose with code fences;
-- the markdown read whole by ``parse_tool_calls``.
+- the same four texts read whole by ``parse_tool_calls``.
 
 None of the texts holds a call. The table gives each tree's time and their ratio;
 "same text" says whether both trees showed the same visible text and no call.
@@ -144,7 +144,6 @@ KINDS: dict[str, Callable[[random.Random], str]] = {
     "brackets <…> {…} […]": brackets,
     "code fences": code_fences,
 }
-WHOLE_KIND = "markdown"
 
 
 def text_of(kind: str, size: int = SIZE) -> str:
@@ -189,7 +188,8 @@ def _rows() -> dict[str, Callable[[], list[object]]]:
     rows: dict[str, Callable[[], list[object]]] = {}
     for kind in KINDS:
         rows[f"{kind}, streamed"] = functools.partial(stream, text_of(kind))
-    rows[f"{WHOLE_KIND}, whole"] = functools.partial(whole, text_of(WHOLE_KIND))
+    for kind in KINDS:
+        rows[f"{kind}, whole"] = functools.partial(whole, text_of(kind))
     return rows
 
 
@@ -238,7 +238,7 @@ def compare(base: Path, rounds: int = 5, only: str = "") -> None:
     """
     trees = {"this": TREE, "base": base.resolve()}
     procs = {name: _start(tree) for name, tree in trees.items()}
-    labels = [f"{kind}, streamed" for kind in KINDS] + [f"{WHOLE_KIND}, whole"]
+    labels = [f"{kind}, {how}" for how in ("streamed", "whole") for kind in KINDS]
     labels = [label for label in labels if only in label]
     best = {(name, label): float("inf") for name in trees for label in labels}
     digests: dict[str, set[str]] = {label: set() for label in labels}
@@ -258,7 +258,7 @@ def compare(base: Path, rounds: int = 5, only: str = "") -> None:
     for label in labels:
         new, old = best["this", label], best["base", label]
         ok = "yes" if digests[label] == {"[true, 0]"} else f"NO {sorted(digests[label])}"
-        print(f"{label:32}{new * 1000:8.0f}ms{old * 1000:8.0f}ms{new / old:12.2f}x  {ok}")
+        print(f"{label:32}{new * 1000:8.1f}ms{old * 1000:8.1f}ms{new / old:12.2f}x  {ok}")
 
 
 def main() -> None:

@@ -53,6 +53,13 @@ def test_a_word_in_open_inline_code_waits_for_the_span_to_decide() -> None:
         # "`" finds no partner in its window (500 characters): it was literal, and the
         # "``" it held opens a span of its own, which closes before the call.
         ("Inside `b ``c" + "x" * 489 + f"`` {CALL} `` end", [READ]),
+        # Runs that a chunk's end may cut: they wait alone while the text before goes.
+        (f"Ends on its run `a` `` {CALL} ``\n{CALL} `", [READ]),
+        (
+            'Then a fence:\n```json\n{"name": "Read", "arguments": {"file_path": "a.py"}}\n```',
+            [READ],
+        ),
+        (f"Run `` `x` `` and ``\n{CALL}", [READ]),
     ],
 )
 @pytest.mark.parametrize("size", [1, 2, 3, 8, 64])

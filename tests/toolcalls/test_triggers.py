@@ -136,3 +136,29 @@ def test_the_trie_matches_where_the_alternation_does(
     flat = "|".join(re.escape(literal) + tail for literal, tail in sorted(alternatives))
     found, expected = re.search(trie_pattern(alternatives), text), re.search(flat, text)
     assert (found and found.start()) == (expected and expected.start())
+
+
+@pytest.mark.parametrize(
+    ("alternatives", "pattern"),
+    [
+        ({("a", ""), ("abc", "")}, "a(?:bc|)"),  # the longer word is tried first
+        ({("[", "(?<=x\\[)"), ("[T]", "")}, r"\[(?:T\]|(?<=x\[))"),
+        ({("a", ""), ("a", r"\Z")}, "a"),  # its end alone: any tail is redundant
+    ],
+)
+def test_the_longest_first_trie_of_a_table(
+    alternatives: set[tuple[str, str]], pattern: str
+) -> None:
+    assert trie_pattern(alternatives, longest=True) == pattern
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sets(st.tuples(LITERALS, TAILS), min_size=1, max_size=8), st.text("ab<[", max_size=12))
+def test_the_longest_first_trie_matches_what_the_longest_first_alternation_does(
+    alternatives: set[tuple[str, str]], text: str
+) -> None:
+    ordered = sorted(alternatives, key=lambda pair: (-len(pair[0]), pair))
+    flat = "|".join(re.escape(literal) + tail for literal, tail in ordered)
+    found = re.search(trie_pattern(alternatives, longest=True), text)
+    expected = re.search(flat, text)
+    assert (found and found.span()) == (expected and expected.span())

@@ -166,17 +166,25 @@ class ToolCallScanner:
         keeping back the start of a word at its end; False to scan it instead.
 
         Such runs only open or close inline code (``inline_code.open_span``), and what
-        open inline code holds is prose either way.
+        open inline code holds is prose either way. A run shorter than a fence mark at the
+        end waits, as the next chunk says how long it is: the text before it is ``head``.
         """
         triggers = self._trig
         keep = len(buf)
-        code = self._code
-        if triggers.may_beyond_code.search(buf) or (self._line_start0 and triggers.lead.match(buf)):
-            if code is not None or self._finder(triggers).search(buf):
+        if buf[-1] == TICK:
+            keep = len(buf.rstrip(TICK))
+            if not keep or len(buf) - keep >= len(FENCE_MARK):
                 return False
-            keep = self._held(buf, 0, triggers)
-        elif code is not None or (TICK in buf and TICK in triggers.words):
-            code = open_span(buf, self._prev0, code)
+        head = buf[:keep]
+        code = self._code
+        if triggers.may_beyond_code.search(head) or (
+            self._line_start0 and triggers.lead.match(head)
+        ):
+            if code is not None or self._finder(triggers).search(head):
+                return False
+            keep = self._held(head, 0, triggers)
+        elif code is not None or (TICK in head and TICK in triggers.words):
+            code = open_span(head, self._prev0, code)
             if code is UNSURE:
                 return False
             self._code = code

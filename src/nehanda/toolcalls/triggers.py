@@ -40,10 +40,13 @@ LINE_OPENER_END = "["
 # a line, after at most a few blanks, is it worth a look (the scanner then checks the
 # line; a chunk's start counts as a line start here).
 def _line_start(char: str) -> str:
-    """After ``char``: a look back that it starts a line, after at most eight blanks."""
+    """After ``char``: a look back that it starts a line, after at most eight blanks.
+
+    One look at the character before comes first: mid-line (``x[i]``) it alone decides.
+    """
     esc = re.escape(char)
     edges = (f"(?<={edge}[ \\t]{{{k}}}{esc})" for edge in ("^", "\n") for k in range(9))
-    return "(?:" + "|".join(edges) + ")"
+    return f"(?<![^\\n \\t]{esc})(?:" + "|".join(edges) + ")"
 
 
 # How many first characters of a word the candidate table holds.
@@ -72,20 +75,25 @@ def candidate_pattern(words: frozenset[str], line_openers: frozenset[str]) -> st
     return trie_pattern(alternatives)
 
 
-def trie_pattern(alternatives: set[tuple[str, str]]) -> str:
+def trie_pattern(alternatives: set[tuple[str, str]], *, longest: bool = False) -> str:
     """The alternation of ``literal + tail`` for each pair, one branch per character.
 
     The engine tries a branch's rest only where its character stands, and a literal
     that another one starts with, with no tail, makes the longer one redundant.
+    ``longest``: the match is the longest literal whose tail holds (a word finder's
+    answer), as every longer literal is tried before a literal's own end.
     """
-    if ("", "") in alternatives:
+    if ("", "") in alternatives and not longest:
         return ""
     tails = sorted(tail for literal, tail in alternatives if not literal)
-    firsts = sorted({literal[0] for literal, _ in alternatives if literal})
-    for first in firsts:
-        rest = trie_pattern({(lit[1:], tail) for lit, tail in alternatives if lit[:1] == first})
-        tails.append(re.escape(first) + rest)
-    return tails[0] if len(tails) == 1 else "(?:" + "|".join(tails) + ")"
+    branches = []
+    for first in sorted({literal[0] for literal, _ in alternatives if literal}):
+        subset = {(lit[1:], tail) for lit, tail in alternatives if lit[:1] == first}
+        branches.append(re.escape(first) + trie_pattern(subset, longest=longest))
+    # Longest first: a literal's own end after every longer literal, its tails then
+    # redundant if it needs none.
+    parts = branches + ([""] if "" in tails else tails) if longest else tails + branches
+    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 
 def lead_pattern(words: frozenset[str], line_openers: frozenset[str]) -> str:
@@ -101,32 +109,27 @@ def _prefixes(words: frozenset[str]) -> str:
     return "|".join(re.escape(p) for p in sorted(prefixes, key=lambda p: (-len(p), p)))
 
 
-# After this many misses in a row the text is dense with start characters (code):
-# the regex then searches on at C speed.
+# After this many misses in a row, within _SPAN characters, the text is dense with
+# start characters (code): the regex then searches on at C speed. Sparser misses
+# (markdown's links) cost less one by one than the regex's pass over the text between.
 _MISSES = 4
-# Below this many characters one regex search costs less than the finder's set-up
-# (measured: about 12 ns a character against 7 µs).
+_SPAN = 256
+# Over this many characters one regex search costs less than the finder's set-up
+# (measured: about 5 ns a character against 3 µs).
 _SHORT = 512
 # How far the regex searches on dense text before the finder takes over again.
 _WINDOW = 256
 
 
 def _alternation(words: frozenset[str], line_openers: frozenset[str]) -> str:
-    """One branch per start character, so that the engine skips any other character.
-
-    Longest first within a branch, so that "[TOOL_CALLS]" is never read as
-    "[TOOL_CALL]" + "S]". A line opener (``functools``) is found by the ``[`` after it.
+    """The words as one trie, longest first, so that "[TOOL_CALLS]" is never read as
+    "[TOOL_CALL]" + "S]". A one-character word in ``LINE_WORDS`` counts at a line's
+    start only; a line opener (``functools``) is found by the ``[`` right after it.
     """
-    branches = []
-    for first in sorted({w[0] for w in words}):
-        group = sorted((w for w in words if w[0] == first), key=lambda w: (-len(w), w))
-        rests = [re.escape(w[1:]) for w in group if len(w) > 1]
-        if len(group) > len(rests):  # the character alone is a word
-            rests.append(_line_start(first) if first in LINE_WORDS else "")
-            if first == LINE_OPENER_END:
-                rests += (f"(?<={re.escape(w + first)})" for w in sorted(line_openers))
-        branches.append(re.escape(first) + "(?:" + "|".join(rests) + ")")
-    return "|".join(branches)
+    alternatives = {(w, _line_start(w) if len(w) == 1 and w in LINE_WORDS else "") for w in words}
+    end = LINE_OPENER_END
+    alternatives.update((end, f"(?<={re.escape(w + end)})") for w in line_openers)
+    return trie_pattern(alternatives, longest=True)
 
 
 @dataclass(frozen=True)
@@ -164,13 +167,14 @@ class TriggerSet:
 
 class Finder:
     """``search(buf, pos)``: the first word at or after ``pos``, like ``re.search`` (which
-    it is, on a short text).
+    it is, over the next ``_SHORT`` characters).
 
-    It remembers, for the text it last searched, where each start character next
-    occurs (found by what all of its words start with, ``TriggerSet.leads``), so that
-    walking one text from left to right finds each once. After ``_MISSES`` places that
-    start no word the text is dense, and the regex searches the next ``_WINDOW``
-    characters. One finder serves one reader at a time (a scanner owns its own).
+    Past those, it remembers, for the text it last searched, where each start character
+    next occurs (found by what all of its words start with, ``TriggerSet.leads``), so
+    that walking one text from left to right finds each once. Once ``_MISSES`` places
+    that start no word come within ``_SPAN`` characters the text is dense, and the regex
+    searches the next ``_WINDOW`` characters. One finder serves one reader at a time (a
+    scanner owns its own).
     """
 
     __slots__ = ("_buf", "_from", "_next", "triggers")
@@ -183,8 +187,15 @@ class Finder:
 
     def search(self, buf: str, pos: int = 0) -> re.Match[str] | None:
         at = self.triggers.at
-        if len(buf) - pos < _SHORT:
+        near = pos + _SHORT
+        if len(buf) <= near:
             return at.search(buf, pos)
+        # The next word is often near (a fence's closer, a tag's partner): one regex
+        # search there costs less than the finder's set-up.
+        m = at.search(buf, pos, near + self.triggers.longest)
+        if m is not None and m.start() < near:
+            return m
+        pos = near
         if buf is not self._buf or pos < self._from:
             self._buf, self._from = buf, pos
             self._next = dict.fromkeys(self.triggers.chars, -2)
@@ -207,12 +218,12 @@ class Finder:
 
     def _walk(self, buf: str, pos: int) -> int:
         """The first start character at or after ``pos`` where a word is, -1 if none;
-        after ``_MISSES`` characters that start none, the last of them."""
+        once ``_MISSES`` characters that start none come within ``_SPAN``, the last."""
         nxt, leads, find, match = self._next, self.triggers.leads, buf.find, self.triggers.at.match
         for c, k in nxt.items():
             if -1 < k < pos or k == -2:
                 nxt[c] = find(leads[c], pos)
-        misses = 0
+        misses = first = 0
         while True:
             live = sorted((k, c) for c, k in nxt.items() if k >= pos)
             if not live:
@@ -222,10 +233,17 @@ class Finder:
             lead = leads[c]
             # The same character again and again ("[" in links): a tight loop.
             while -1 < i < bound:
-                if match(buf, i) is not None or misses == _MISSES:
+                if match(buf, i) is not None:
                     nxt[c] = i
                     return i
+                if not misses:
+                    first = i
                 misses += 1
+                if misses == _MISSES:
+                    if i - first < _SPAN:
+                        nxt[c] = i
+                        return i
+                    misses = 0
                 i = find(lead, i + 1)
             nxt[c] = i
 
