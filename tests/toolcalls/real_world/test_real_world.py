@@ -26,8 +26,6 @@ OPEN = {
     "has no dialect yet",
     "vllm-project/vllm#39172:tool-call-tag-function-json": "NAME({json}) after <tool_call> is "
     "read as a name prefix only without the parentheses",
-    "vllm-project/vllm#44137:marker-inside-argument": "Kimi's section splits at every "
-    "<|tool_call_begin|>, one inside a JSON string too",
 }
 
 
