@@ -32,6 +32,7 @@ BODY_PIECES = [
     '<invoke name="Read"><parameter name="file_path">a</parameter></invoke>',
     "<function=Read><parameter=file_path>a</parameter></function>",
     'Read(file_path="a")',
+    'Read({"file_path": "a"})',
     '[Read(file_path="a")]',
     'call:Read{file_path:<|"|>a<|"|>}',
     "to=functions.Read",

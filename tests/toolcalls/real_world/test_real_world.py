@@ -24,8 +24,6 @@ OPEN = {
     "NousResearch/hermes-agent#35706:call-line-invoke": "the same bare <invoke>",
     "ml-explore/mlx-lm#1416:namespaced": "MiniMax-M3's ]<]minimax[>[ prefix before every tag "
     "has no dialect yet",
-    "vllm-project/vllm#39172:tool-call-tag-function-json": "NAME({json}) after <tool_call> is "
-    "read as a name prefix only without the parentheses",
 }
 
 
