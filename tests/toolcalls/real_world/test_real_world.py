@@ -22,8 +22,6 @@ OPEN = {
     "anthropics/claude-code#77061:count-line-invoke": "a bare <invoke> looks the same as one "
     "inside a wrapper quoted in multi-line inline code, which the scanner cannot look back at",
     "NousResearch/hermes-agent#35706:call-line-invoke": "the same bare <invoke>",
-    "ml-explore/mlx-lm#1416:namespaced": "MiniMax-M3's ]<]minimax[>[ prefix before every tag "
-    "has no dialect yet",
 }
 
 
