@@ -37,6 +37,8 @@ BODY_PIECES = [
     "</file_path>",
     "</invoke>",
     "</tool_call>",
+    "</function_calls>",
+    '<parameter name="file_path">a</parameter>',
     'Read(file_path="a")',
     'Read({"file_path": "a"})',
     '[Read(file_path="a")]',

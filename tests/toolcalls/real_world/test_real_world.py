@@ -18,11 +18,7 @@ from toolcalls.toolcall_render import feed_in_pieces, summary
 
 CASES = load()
 # Cases the parser still misses, each with what stands in the way; strict, so a fix shows.
-OPEN = {
-    "anthropics/claude-code#77061:count-line-invoke": "a bare <invoke> looks the same as one "
-    "inside a wrapper quoted in multi-line inline code, which the scanner cannot look back at",
-    "NousResearch/hermes-agent#35706:call-line-invoke": "the same bare <invoke>",
-}
+OPEN: dict[str, str] = {}
 
 
 def marked(case: Case) -> Any:

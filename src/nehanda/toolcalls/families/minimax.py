@@ -66,6 +66,9 @@ _PARAM_END = "</parameter>"
 _WS = re.compile(r"\s*")
 
 HEAD = re.compile(r"\s{0,64}+<invoke\s")
+# Right after "<invoke": its name attribute (a bare invoke has no other marker).
+INVOKE_HEAD = re.compile(r"\s+name\s*=\s*" + _QUOTED + r"\s*>")
+INVOKE_REFUSE = re.compile(r"[^\s]|\s++[^\sn]")
 REFUSE = re.compile(r"\s{0,64}+[^\s<]")
 
 
