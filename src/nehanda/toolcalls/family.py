@@ -80,7 +80,10 @@ class Section:
     window fills); it must never match where ``head`` would. ``closers`` empty: the
     body runs to the end of the output. ``protect``: (start, end) pairs inside which
     a closer is content; ``json_strings``: so is a JSON string (escapes understood),
-    for bodies that hold JSON after a header without quotes.
+    for bodies that hold JSON after a header without quotes. ``tail``: for a form with
+    no marker of its own (its wrapper eaten), the words that may follow it; it then
+    counts only at a line start and when nothing but blanks, those words and further
+    such sections follow it to the end of the output, else it is a quotation (prose).
     """
 
     key: str
@@ -91,6 +94,7 @@ class Section:
     refuse: re.Pattern[str] | None = None
     protect: tuple[tuple[str, str], ...] = ()
     json_strings: bool = False
+    tail: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ an exception.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -124,6 +125,28 @@ def decode(text: str) -> Any | Failure:
     if end != len(text):
         return Failure("invalid_json", f"extra data at character {end}")
     return value
+
+
+def split_outside_strings(text: str, mark: re.Pattern[str]) -> list[str]:
+    """``text`` cut at each match of ``mark`` outside a JSON string, the marks dropped.
+
+    Any ``"`` outside a string opens one (escapes understood); a string the text ends
+    inside runs to its end. This is how a section with ``json_strings`` finds its
+    closer, so a body splits where its collector would have stopped.
+    """
+    pieces: list[str] = []
+    start = 0
+    for m in _marks_or_strings(mark).finditer(text):
+        if m.lastgroup != "string":
+            pieces.append(text[start : m.start()])
+            start = m.end()
+    pieces.append(text[start:])
+    return pieces
+
+
+@functools.cache
+def _marks_or_strings(mark: re.Pattern[str]) -> re.Pattern[str]:
+    return re.compile(rf'(?P<string>"{_STRING_BODY.pattern}"?)|(?:{mark.pattern})', re.S)
 
 
 def decode_at(buf: str, pos: int) -> tuple[Any, int] | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from nehanda.toolcalls.dialects import FENCE_MARK, Dialect
 from nehanda.toolcalls.families import (
+    anthropic,
     apertus,
     cohere,
     deepseek,
@@ -72,6 +73,7 @@ FAMILIES: tuple[Family, ...] = (
     step3.FAMILY,
     glm.FAMILY,
     minimax.FAMILY,
+    anthropic.FAMILY,
     seed.FAMILY,
     functions.FAMILY,
     functionary.FAMILY,

@@ -558,7 +558,10 @@ class ToolCallScanner:
 
     def _section(self, token: str, buf: str, end: int, final: bool) -> bool | None:
         """Start the section ``token`` opens: True, None to wait, False when none does."""
-        picked = pick_section(self._grammar.sections[token], buf, end, final)
+        sections = self._grammar.sections[token]
+        if not self._line_start(buf, end - len(token)):
+            sections = tuple(section for section in sections if section.tail is None)
+        picked = pick_section(sections, buf, end, final)
         if picked is True:
             return None
         if picked is None:

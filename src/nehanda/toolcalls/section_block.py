@@ -4,7 +4,9 @@ The scanner has already checked the section's ``head`` (see ``pick_section``). T
 block collects the body up to the first closer outside a protected span (or a JSON
 string, for a section that says so), holding back only a possible partial marker at
 a chunk's end, and hands the finished ``Body`` to the family's decoder once. Work is
-linear in the body: each character is searched once.
+linear in the body: each character is searched once. A section with a ``tail`` then
+waits: each further body it holds is read the same way, and its calls stand only if
+the output ends with no other text after them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from nehanda.toolcalls.shapes import Found
 
 RUNNING, DONE, REJECTED = 0, 1, 2
 _STRING_BODY = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*', re.S)
+_SPACE = re.compile(r"\s*")
 HEAD_WINDOW = 256
 
 
@@ -52,11 +55,18 @@ class SectionBlock:
         self._protect_end: str | None = None
         self._in_string = False
         self._marks = _marks(section)
+        self._opener = opener
+        self._tail = False  # a tail section past a closer: what follows decides
 
     def step(self, buf: str, pos: int, final: bool) -> int:
         """Consume what can be decided from ``buf[pos:]``; returns the new position."""
         n = len(buf)
-        while pos < n:
+        while pos < n or self._tail:
+            if self._tail:
+                pos = self._after(buf, pos, final)
+                if self._tail or self.status != RUNNING:
+                    return pos
+                continue
             if self._in_string:
                 end = _STRING_BODY.match(buf, pos).end()  # type: ignore[union-attr]
                 if end >= n or buf[end] == "\\":  # the string or an escape goes on
@@ -94,10 +104,36 @@ class SectionBlock:
             if self._keep_closer:
                 return m.start()
             self.raw.append(mark)
+            if self._tail:
+                pos = m.end()
+                continue
             return m.end()
         if final:
             self._finish(closed=not self.section.closers)
         return pos
+
+    def _after(self, buf: str, pos: int, final: bool) -> int:
+        """Past a tail section's closer: blanks and its tail words, then the end of the
+        output (its calls stand), another of its bodies, or text (a quotation)."""
+        words = self.section.tail or ()
+        at = pos
+        while True:
+            at = _SPACE.match(buf, at).end()  # type: ignore[union-attr]
+            word = next((w for w in words if buf.startswith(w, at)), None)
+            if word is None:
+                break
+            at += len(word)
+        self.raw.append(buf[pos:at])
+        rest = buf[at:]
+        if rest.startswith(self._opener):
+            self.raw.append(self._opener)
+            self._body, self._tail = [], False
+            return at + len(self._opener)
+        if not final and any(w.startswith(rest) for w in (*words, self._opener)):
+            return at  # the end of what has arrived, or a word it may still become
+        self.status = DONE if not rest else REJECTED
+        self._tail = False
+        return at
 
     def _keep(self, buf: str, pos: int, safe: int, final: bool) -> int:
         """Consume up to ``safe`` (all of it at the end), keeping a partial marker."""
@@ -122,8 +158,13 @@ class SectionBlock:
             return
         if isinstance(found, Decoded):
             found = self._hand_back(body.text, found)
-        self.found = found
+        self.found += found
         self.unclosed = not closed
+        if self.section.tail is not None:
+            self._tail = closed
+            if not closed:
+                self.status = REJECTED  # only a whole one counts
+            return
         self.status = DONE
 
     def _hand_back(self, text: str, decoded: Decoded) -> list[Found]:

@@ -291,6 +291,16 @@ def test_decode_call_body_edges() -> None:
     # A forgotten call end: the next call is inside the body.
     text = f"Read<|tool_sep|>{R}<|tool_call_begin|>Bash<|tool_sep|>{B}"
     assert found_calls(deepseek.decode_call_body(body(text))) == [("Read", READ), ("Bash", LS)]
+    # An opener inside an argument string is data, one outside splits.
+    args = '{"command": "echo <|tool_call_begin|>Bash<|tool_sep|>{}"}'
+    found = deepseek.decode_call_body(body(f"Bash<|tool_sep|>{args}"))
+    assert found_calls(found) == [
+        ("Bash", {"command": "echo <|tool_call_begin|>Bash<|tool_sep|>{}"})
+    ]
+    found = deepseek.decode_call_body(
+        body(f"Bash<|tool_sep|>{args}<|tool_call_begin|>Read<|tool_sep|>{R}")
+    )
+    assert len(found_calls(found)) == 2
     # A tool named "function" in the V3.1 form.
     found = deepseek.decode_call_body(body("function<|tool_sep|>{}", known=None))
     assert found_calls(found) == [("function", {})]

@@ -407,3 +407,95 @@ def test_hostile_bodies_take_linear_time(make: Any) -> None:
         gemma.decode_functiongemma(body(text))
 
     assert_linear(run, make, 4_000)
+
+
+# ---------------------------------------------------------------- <tool_call>NAME({json})
+
+TAG_READ = '<tool_call>Read({"file_path": "/src/app.py"})</tool_call>'
+
+
+@pytest.mark.parametrize(
+    ("text", "visible"),
+    [
+        (TAG_READ, ""),
+        (
+            'I will read it.\n<tool_call>\nRead ( {"file_path": "/src/app.py"} )\n</tool_call>',
+            "I will read it.",
+        ),
+        ('<tool_call>Read({"file_path": "/src/app.py"})', ""),
+    ],
+    ids=["vllm#39172", "after prose, spaced", "closer never came"],
+)
+def test_tool_call_tag_with_a_json_object_in_parentheses(text: str, visible: str) -> None:
+    check(text, [("Read", READ)], visible=visible, hidden=("<tool_call>", "Read("))
+
+
+def test_tool_call_tag_closer_inside_a_json_string_is_content() -> None:
+    text = '<tool_call>Bash({"command": "echo </tool_call>"})</tool_call>'
+    check(text, [("Bash", {"command": "echo </tool_call>"})])
+
+
+def test_tool_call_tag_leaves_hermes_and_glm_their_forms() -> None:
+    check(
+        '<tool_call>{"name": "Read", "arguments": {"file_path": "/src/app.py"}}</tool_call>',
+        [("Read", READ)],
+    )
+    check('<tool_call>Read\n{"file_path": "/src/app.py"}</tool_call>', [("Read", READ)])
+    check(
+        "<tool_call>Read<arg_key>file_path</arg_key><arg_value>/src/app.py</arg_value></tool_call>",
+        [("Read", READ)],
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Gemma may write `{TAG_READ}` instead.",
+        f"```text\n{TAG_READ}\n```",
+        # The PR's own elision (vllm-project/vllm#39172).
+        "It also emits <tool_call>function({...})</tool_call> in practice.",
+        '<tool_call>Nope({"a": 1})</tool_call>',
+        '<tool_call>Read({"file_path": "/src/app.py"}, {"limit": 3})</tool_call>',
+        '<tool_call>Read(["/src/app.py"])</tool_call>',
+        '<tool_call>Read({"file_path": "/src/app.py"}) and more</tool_call>',
+        "Write <tool_call>Read(path) around a call.",
+    ],
+    ids=[
+        "inline code",
+        "text fence",
+        "elided object mid-sentence",
+        "unknown tool",
+        "two arguments",
+        "not an object",
+        "text after the call",
+        "no object",
+    ],
+)
+def test_tool_call_tag_lookalikes_yield_nothing(text: str) -> None:
+    no_call(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>Read({"file_path": "/src/a',
+        '<tool_call>Read({"file_path": "/src/app.py"}',
+        "<tool_call>Read({",
+    ],
+    ids=["inside a string", "before the parenthesis", "just opened"],
+)
+def test_tool_call_tag_cut_off_is_truncated(text: str) -> None:
+    check(text, [], ["truncated"])
+
+
+def test_decode_tag_call() -> None:
+    assert found_calls(gemma.decode_tag_call(body('Read({"file_path": "/src/app.py"})'))) == [
+        ("Read", READ)
+    ]
+    assert found_calls(gemma.decode_tag_call(body("Write({})", known=None))) == [("Write", {})]
+    assert gemma.decode_tag_call(body('Read({"file_path": "a", "file_path": "b"})')) is None
+    assert gemma.decode_tag_call(body("Read({" + "[" * 100_000)) is None
+    assert gemma.HEAD_TAG.match(' Read ( {"')
+    assert not gemma.REFUSE_TAG.match(' Read ( {"')
+    for refused in ('{"name"', "Read\n{", "<function=Read>", "Read<arg_key>", "Read(path)", "2x("):
+        assert gemma.REFUSE_TAG.match(refused), refused

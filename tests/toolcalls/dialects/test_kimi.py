@@ -9,6 +9,7 @@ regex ``^(?:functions\\.)?(?P<name>[\\w\\.]+):(?P<index>\\d+)$``).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -158,6 +159,40 @@ def test_a_closer_inside_a_json_string_is_content() -> None:
     args = '{"command": "echo <|tool_call_end|> done"}'
     expected = [("Bash", {"command": "echo <|tool_call_end|> done"})]
     check(f"{BEGIN}{call('functions.Bash:0', args)}{END}", expected)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Kimi marks each call with <|tool_call_begin|>.",
+        'a quote \\" then <|tool_call_begin|>functions.Bash:1<|tool_call_argument_begin|>{}',
+        "<|tool_call_begin|>functions.Bash:1<|tool_call_argument_begin|>{}<|tool_call_end|>",
+    ],
+    ids=["the marker alone", "after an escaped quote", "a whole call"],
+)
+def test_an_opener_inside_a_json_string_is_data(content: str) -> None:
+    # vllm-project/vllm#44137: the section split at every opener, this one too.
+    args = json.dumps({"file_path": "notes.md", "content": content})
+    expected = [("Write", {"file_path": "notes.md", "content": content})]
+    check(f"{BEGIN}{call('functions.Write:0', args)}{END}", expected)
+
+
+def test_an_opener_outside_the_strings_still_splits_a_forgotten_end() -> None:
+    args = '{"content": "a <|tool_call_begin|> b", "file_path": "n.md"}'
+    text = f"{BEGIN}<|tool_call_begin|>functions.Write:0<|tool_call_argument_begin|>{args}"
+    expected = [
+        ("Write", {"content": "a <|tool_call_begin|> b", "file_path": "n.md"}),
+        ("Bash", LS),
+    ]
+    check(f"{text}{call('functions.Bash:1', B)}{END}", expected)
+
+
+def test_an_opener_in_a_string_the_output_ends_inside_is_truncated() -> None:
+    text = (
+        f"{BEGIN}<|tool_call_begin|>functions.Write:0<|tool_call_argument_begin|>"
+        '{"content": "x <|tool_call_begin|>functions.Bash:1<|tool_call_argument_begin|>{}'
+    )
+    check(text, [], ["truncated"])
 
 
 def test_duplicate_key_is_a_problem() -> None:

@@ -1,18 +1,23 @@
-"""MiniMax-M2: ``<minimax:tool_call>`` blocks of ``<invoke name="...">`` elements.
+"""MiniMax-M2: ``<minimax:tool_call>`` blocks of ``<invoke name="...">`` elements; M3's.
 
 Sources: vllm-project/vllm vllm/tool_parsers/minimax_m2_tool_parser.py and
 tests/tool_parsers/test_minimax_m2_tool_parser.py, sgl-project/sglang
 python/sglang/srt/function_call/minimax_m2.py (its EBNF: a newline after each tag),
 ggml-org/llama.cpp models/templates/unsloth-MiniMax-M2.jinja (the template: one block,
 one invoke per call, strings raw and other values as JSON, ``<think>`` reasoning) and
-common/chat.cpp common_chat_parse_minimax_m2 (the same tags).
+common/chat.cpp common_chat_parse_minimax_m2 (the same tags). MiniMax-M3's namespaced
+form: ml-explore/mlx-lm#1416 (the example output, ``to_xml``'s elements and ``<item>``
+lists), ai-dynamo/frontend-crates#83 and ikawrakow/ik_llama.cpp#2008.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from nehanda.toolcalls.families import minimax
+from nehanda.toolcalls.family import Body
 from toolcalls.dialects.family_checks import (
     LS,
     READ,
@@ -24,6 +29,7 @@ from toolcalls.dialects.family_checks import (
     no_call,
     outcomes,
 )
+from toolcalls.linear import assert_linear
 from toolcalls.toolcall_render import calls_of, kinds
 
 OPEN, CLOSE = "<minimax:tool_call>", "</minimax:tool_call>"
@@ -266,3 +272,147 @@ def test_decode_minimax_is_linear_on_hostile_bodies() -> None:
     hostile = '<invoke name="Read">' + '<parameter name="k">' * 20000
     assert minimax.decode_minimax(body(hostile)) is not None
     assert minimax.decode_minimax(body('<invoke name="a">' * 20000)) is not None
+
+
+# ---------------------------------------------------------------- MiniMax-M3
+
+NS = minimax.NAMESPACE
+
+
+def m3(*invokes: str) -> str:
+    return f"{NS}<tool_call>\n" + "".join(invokes) + f"{NS}</tool_call>"
+
+
+def m3_invoke(name: str, *params: tuple[str, str]) -> str:
+    inner = "".join(f"{NS}<{k}>{v}{NS}</{k}>\n" for k, v in params)
+    return f'{NS}<invoke name="{name}">\n{inner}{NS}</invoke>\n'
+
+
+M3_READ = m3_invoke("Read", ("file_path", "/src/app.py"))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "visible"),
+    [
+        # The PR's example, text first (ml-explore/mlx-lm#1416); the token's first "]"
+        # stays in the text: the scanner's words start with "<".
+        (f"I'll read it.{m3(M3_READ)}", [("Read", READ)], "I'll read it.]"),
+        (m3(M3_READ, m3_invoke("Bash", ("command", "ls"))), [("Read", READ), ("Bash", LS)], "]"),
+        (
+            m3(m3_invoke("Read", ("file_path", "/src/app.py"), ("limit", "5"))),
+            [("Read", {**READ, "limit": 5})],
+            "]",
+        ),
+        (
+            m3(m3_invoke("Bash", ("command", "a < b && c"))),
+            [("Bash", {"command": "a < b && c"})],
+            "]",
+        ),
+        (m3(M3_READ)[: -len(f"{NS}</tool_call>")], [("Read", READ)], "]"),
+    ],
+    ids=["after text", "two invokes", "typed by the schema", "a bare < is text", "no block end"],
+)
+def test_minimax_m3_namespaced_blocks(text: str, expected: Calls, visible: str) -> None:
+    check(text, expected, visible=visible, hidden=("<tool_call>", "<invoke", "minimax[>["))
+
+
+def test_minimax_m3_nested_values() -> None:
+    env = f"{NS}<env>\n{NS}<HOME>/root{NS}</HOME>\n{NS}</env>\n"
+    args = f"{NS}<args>{NS}<item>-l{NS}</item>{NS}<item>-a{NS}</item>{NS}</args>\n"
+    text = m3(
+        f'{NS}<invoke name="Bash">\n{NS}<command>ls{NS}</command>\n{env}{args}{NS}</invoke>\n'
+    )
+    check(text, [("Bash", {"command": "ls", "env": {"HOME": "/root"}, "args": ["-l", "-a"]})])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Use `{m3(M3_READ).replace(chr(10), '')}` to read.",
+        f"```xml\n{m3(M3_READ)}\n```",
+        # The PR's own prose (ml-explore/mlx-lm#1416).
+        f"the token `{NS}` is prepended to every tag start/end inside a `<tool_call>` wrapper.",
+        f"M3 puts {NS} before <tool_call> and every tag.",
+        f"M3 writes {NS}<tool_call> and then its invokes.",
+        f"M3 writes {NS}<tool_call>{NS}<invo",
+        # Without the token <tool_call> is Hermes', which reads no invoke.
+        m3(M3_READ).replace(NS, ""),
+    ],
+    ids=[
+        "inline code",
+        "xml fence",
+        "the PR's prose",
+        "mid-sentence",
+        "opener in prose",
+        "cut before the name",
+        "no token",
+    ],
+)
+def test_minimax_m3_lookalikes_yield_nothing(text: str) -> None:
+    no_call(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f'{NS}<tool_call>\n{NS}<invoke name="Read">\n{NS}<file_path>/src/ap',
+        f'{NS}<tool_call>\n{NS}<invoke name="Read">\n{NS}<file_path>/src/app.py{NS}</file_path>\n',
+        f'{NS}<tool_call>\n{NS}<invoke name="Rea',
+    ],
+    ids=["inside a value", "before </invoke>", "inside the name"],
+)
+def test_minimax_m3_cut_off_is_truncated(text: str) -> None:
+    check(text, [], ["truncated"])
+
+
+def test_minimax_m3_problems() -> None:
+    twice = m3_invoke("Read", ("file_path", "a"), ("file_path", "b"))
+    check(m3(twice), [], ["duplicate_key"])
+    check(m3(m3_invoke("Nope", ("a", "1")), M3_READ), [("Read", READ)], ["unknown_tool"])
+    misplaced = f'{NS}<invoke name="Read">\n{NS}<file_path>a{NS}</limit>\n{NS}</invoke>\n'
+    check(m3(misplaced, M3_READ), [("Read", READ)], ["invalid_json"])
+    unended = f'{NS}<invoke name="Bash">\n{NS}<command>ls{NS}</command>\n'
+    check(m3(unended, M3_READ), [("Read", READ)], ["invalid_json"])
+
+
+def test_decode_minimax_m3_types_nested_values_by_schema() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "ops": {
+                "type": "array",
+                "items": {"type": "object", "properties": {"line": {"type": "integer"}}},
+            },
+            "opts": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        },
+    }
+    item = f"{NS}<item>{NS}<line>3{NS}</line>{NS}<text>x{NS}</text>{NS}</item>"
+    opts = f"{NS}<opts>{NS}<n>2{NS}</n>{NS}</opts>"
+    text = f'\n{NS}<invoke name="edit">{NS}<ops>{item}{NS}</ops>{opts}{NS}</invoke>'
+    found = minimax.decode_minimax_m3(Body(text, True, None, {"edit": schema}))
+    assert found_calls(found) == [("edit", {"ops": [{"line": 3, "text": "x"}], "opts": {"n": 2}})]
+    deep = f'{NS}<invoke name="Read">' + f"{NS}<a>" * 100 + f"{NS}</invoke>"
+    assert found_kinds(minimax.decode_minimax_m3(body(deep))) == ["invalid_json"]
+    assert found_kinds(minimax.decode_minimax_m3(body("", closed=False))) == ["truncated"]
+    assert minimax.decode_minimax_m3(body("junk")) is None
+
+
+def test_minimax_m3_head_and_refuse() -> None:
+    assert minimax.M3_HEAD.match(f'\n{NS}<invoke name="Read">')
+    for undecided in ("", "\n", "\n]<]mini", f"{NS}<inv"):
+        assert not minimax.M3_REFUSE.match(undecided), undecided
+    for refused in (" and then", "\n<invoke", f"{NS}<item>"):
+        assert minimax.M3_REFUSE.match(refused), refused
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: f'{NS}<invoke name="Read">' + f"{NS}<a>" * (n // 16),
+        lambda n: f'{NS}<invoke name="Read">' + f"{NS}<a>x{NS}</a>" * (n // 30),
+        lambda n: NS * (n // 13),
+        lambda n: f'{NS}<invoke name="a">' * (n // 30),
+    ],
+)
+def test_minimax_m3_decoder_takes_linear_time(make: Any) -> None:
+    assert_linear(lambda text: minimax.decode_minimax_m3(body(text, closed=False)), make, 4_000)

@@ -18,17 +18,7 @@ from toolcalls.toolcall_render import feed_in_pieces, summary
 
 CASES = load()
 # Cases the parser still misses, each with what stands in the way; strict, so a fix shows.
-OPEN = {
-    "anthropics/claude-code#77061:count-line-invoke": "a bare <invoke> looks the same as one "
-    "inside a wrapper quoted in multi-line inline code, which the scanner cannot look back at",
-    "NousResearch/hermes-agent#35706:call-line-invoke": "the same bare <invoke>",
-    "ml-explore/mlx-lm#1416:namespaced": "MiniMax-M3's ]<]minimax[>[ prefix before every tag "
-    "has no dialect yet",
-    "vllm-project/vllm#39172:tool-call-tag-function-json": "NAME({json}) after <tool_call> is "
-    "read as a name prefix only without the parentheses",
-    "vllm-project/vllm#44137:marker-inside-argument": "Kimi's section splits at every "
-    "<|tool_call_begin|>, one inside a JSON string too",
-}
+OPEN: dict[str, str] = {}
 
 
 def marked(case: Case) -> Any:

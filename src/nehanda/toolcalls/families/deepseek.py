@@ -19,7 +19,7 @@ from collections.abc import Collection
 
 from nehanda.toolcalls.dialects import Dialect
 from nehanda.toolcalls.family import Body, Family, Section
-from nehanda.toolcalls.jsonvalue import CLOSED, Failure, ValueScanner, decode
+from nehanda.toolcalls.jsonvalue import CLOSED, Failure, ValueScanner, decode, split_outside_strings
 from nehanda.toolcalls.rawargs import truncated
 from nehanda.toolcalls.repair import Repaired, repair
 from nehanda.toolcalls.shapes import Found, checked, failure_found
@@ -147,14 +147,9 @@ def decode_call_body(body: Body) -> list[Found] | None:
     """One ``tool_call_begin`` body: ``NAME<sep>{json}`` or ``function<sep>NAME`` + fence.
 
     A body that runs into a further call opener (a forgotten ``tool_call_end``) holds
-    several calls; each is read on its own.
+    several calls; each is read on its own. An opener inside a JSON string is data.
     """
-    pieces: list[str] = []
-    start = 0
-    for m in CALL_BEGIN.finditer(body.text):
-        pieces.append(body.text[start : m.start()])
-        start = m.end()
-    pieces.append(body.text[start:])
+    pieces = split_outside_strings(body.text, CALL_BEGIN)
     found: list[Found] = []
     for i, piece in enumerate(pieces):
         last = i == len(pieces) - 1

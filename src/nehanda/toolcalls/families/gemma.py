@@ -9,7 +9,10 @@
   vLLM (``vllm/tool_parsers/gemma4_tool_parser.py``, ``gemma4_utils.py`` and
   ``tests/tool_parsers/test_gemma4_regex_and_bare_calls.py``) also takes ``<turn|>`` as the
   closer, a stray ``:`` after the opener, and a bare ``call:NAME{...}`` with no opener.
-  Reasoning sits in ``<|channel>thought ... <channel|>``.
+  Reasoning sits in ``<|channel>thought ... <channel|>``. Prompted otherwise, Gemma 4
+  also writes ``<tool_call>NAME({...})</tool_call>`` with a JSON object (vLLM PR
+  vllm-project/vllm#39172); under Hermes' opener that counts only as a call to a known
+  tool whose object is whole, anything else there being Hermes' or prose.
 - FunctionGemma: ``<start_function_call>call:NAME{k:<escape>v<escape>}<end_function_call>``
   (vLLM ``functiongemma_tool_parser.py``), every value usually quoted.
 
@@ -35,7 +38,7 @@ from nehanda.toolcalls.family import (
     refuse_unless_led_by,
 )
 from nehanda.toolcalls.gemma_args import Args, Bad, Cut
-from nehanda.toolcalls.jsonvalue import Failure, decode
+from nehanda.toolcalls.jsonvalue import Failure, decode, decode_at
 from nehanda.toolcalls.rawargs import truncated
 from nehanda.toolcalls.shapes import Found, calls_in, checked, failure_found
 
@@ -51,6 +54,13 @@ _BETWEEN = ("<|tool_call>", "<tool_call|>", "<turn|>", "<|tool_response>", "<eos
 HEAD_GEMMA4 = re.compile(r"\s*:?\s*call:\s*[\w.\-]{1,256}\s*[{(]")
 HEAD_FUNCTIONGEMMA = re.compile(r"\s*call:\s*[\w.\-]{1,256}\s*\{")
 BARE_CALL = re.compile(r"call:[\w.\-]{1,256}\{")
+# <tool_call>NAME({: Hermes' JSON, name prefix and <function=...> never start so, and
+# anything else is handed to them (or to GLM) as soon as it shows.
+_TAG_NAME = r"[^\W\d][\w.\-]{0,255}+"
+HEAD_TAG = re.compile(rf"\s*+{_TAG_NAME}\s*+\(\s*+\{{")
+REFUSE_TAG = re.compile(r"\s*+(?:[^\w\s]|\d|[\w.\-]++\s*+(?:[^\s(]|\(\s*+[^\s{]))")
+_TAG_CALL = re.compile(rf"\s*({_TAG_NAME})\s*\(\s*")
+_TAG_CALL_END = re.compile(r"\s*\)\s*\Z")
 
 
 def read_calls(
@@ -180,6 +190,23 @@ def decode_functiongemma(body: Body) -> list[Found] | None:
     return read_calls(body.text, FUNCTIONGEMMA_QUOTE, body.known, body.schemas, closed=body.closed)
 
 
+def decode_tag_call(body: Body) -> list[Found] | None:
+    """``<tool_call>NAME({json})</tool_call>``: one call to a known tool, its object
+    whole and alone in the parentheses; otherwise prose (truncated if the output
+    ended inside it)."""
+    text = body.text
+    m = _TAG_CALL.match(text)
+    if m is None:
+        return None
+    name = m.group(1)
+    if body.known is not None and name not in body.known:
+        return None
+    value = decode_at(text, m.end())
+    if value is None or not isinstance(value[0], dict) or not _TAG_CALL_END.match(text, value[1]):
+        return None if body.closed else [truncated(name)]
+    return [checked(name, value[0], body.known)]
+
+
 def _drop_namespace(name: str) -> str:
     return name.removeprefix("default_api.")
 
@@ -221,6 +248,15 @@ FAMILY = Family(
             decode_gemma4,
             HEAD_GEMMA4,
             protect=((GEMMA4_QUOTE, GEMMA4_QUOTE),),
+        ),
+        Section(
+            "gemma4_tool_call_tag",
+            "<tool_call>",
+            ("</tool_call>",),
+            decode_tag_call,
+            HEAD_TAG,
+            REFUSE_TAG,
+            json_strings=True,
         ),
         Section(
             "functiongemma",

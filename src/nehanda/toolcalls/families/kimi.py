@@ -29,6 +29,7 @@ import re
 from nehanda.toolcalls.families import deepseek
 from nehanda.toolcalls.families.deepseek import good_name, json_call
 from nehanda.toolcalls.family import Body, Family, Section
+from nehanda.toolcalls.jsonvalue import split_outside_strings
 from nehanda.toolcalls.rawargs import truncated
 from nehanda.toolcalls.shapes import Found
 
@@ -39,6 +40,7 @@ SOURCE = (
 
 OPENER = "<|tool_call_begin|>"
 ARGUMENT_BEGIN = "<|tool_call_argument_begin|>"
+_OPENER = re.compile(re.escape(OPENER))
 _ID_MAX = 256
 _INDEX = re.compile(r":\d{1,9}\Z")
 # The header: an id (functions.NAME, or NAME:IDX) up to the argument token, or a
@@ -79,8 +81,9 @@ def _deepseek(text: str, closed: bool, body: Body) -> Found | None:
 
 def decode_call(body: Body) -> list[Found] | None:
     """One ``<|tool_call_begin|>`` body; a forgotten ``<|tool_call_end|>`` leaves the
-    next call inside it, so the body is split at every further opener."""
-    pieces = body.text.split(OPENER)
+    next call inside it, so the body is split at every further opener outside a JSON
+    string (one inside an argument is data, vllm-project/vllm#44137)."""
+    pieces = split_outside_strings(body.text, _OPENER)
     found: list[Found] = []
     for i, piece in enumerate(pieces):
         last = i == len(pieces) - 1

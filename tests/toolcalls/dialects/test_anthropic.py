@@ -1,0 +1,103 @@
+"""Claude's ``<invoke>`` leaked as text with its ``function_calls`` wrapper eaten.
+
+Sources: anthropics/claude-code#77061 (a lone ``count`` line, then the invoke),
+NousResearch/hermes-agent#35706 (``call``, then the invoke) and #74723 (the rule: a
+complete trailing invoke naming an exposed tool).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nehanda.toolcalls.families import anthropic
+from toolcalls.dialects.family_checks import LS, READ, Calls, body, check, found_calls, no_call
+
+R = '<invoke name="Read">\n<parameter name="file_path">/src/app.py</parameter>\n</invoke>'
+B = '<invoke name="Bash">\n<parameter name="command">ls</parameter>\n</invoke>'
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "visible"),
+    [
+        (f"...normal prose...\n\ncount\n{R}", [("Read", READ)], "...normal prose...\n\ncount"),
+        (f"call\n{R}\n", [("Read", READ)], "call"),
+        (R, [("Read", READ)], ""),
+        (f"Reading.\n  {R}\n{B}\n\n", [("Read", READ), ("Bash", LS)], "Reading."),
+        (f"<function_calls>\n{R}\n</function_calls>\n", [("Read", READ)], "<function_calls>"),
+        (
+            '<invoke name="Bash">\n<parameter name="command">echo </invoke></parameter>\n</invoke>',
+            [("Bash", {"command": "echo </invoke>"})],
+            "",
+        ),
+    ],
+    ids=[
+        "claude-code#77061",
+        "hermes-agent#35706",
+        "alone",
+        "two, indented",
+        "the wrapper's closer after it",
+        "a closer inside a value",
+    ],
+)
+def test_trailing_bare_invoke_is_a_call(text: str, expected: Calls, visible: str) -> None:
+    check(text, expected, visible=visible, hidden=("<invoke", "</invoke>"))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Use `{R.replace(chr(10), '')}` to read.",
+        f"The model wrote `\n{R}\n` instead of a tool_use block.",
+        f"Quoted: `<function_calls>\n{R}\n</function_calls>`",
+        f"```xml\n{R}\n```",
+        f"Claude writes {R}",
+        f"{R}\nThat is the format Claude uses.",
+        f"{R}\n{B}\nThose two would run.",
+        '<invoke name="Nope">\n<parameter name="a">1</parameter>\n</invoke>',
+        '<invoke name="Read">\n<parameter name="file_path">a</parameter>\n'
+        '<parameter name="file_path">b</parameter>\n</invoke>',
+        "<invoked the tool>\n</invoke>",
+        '<invoke name="tool-name-1">\n<parameter name="param-key-1">value</parameter>\n</invoke>',
+    ],
+    ids=[
+        "inline code",
+        "inline code over lines",
+        "a wrapper in inline code over lines",
+        "xml fence",
+        "mid-line",
+        "prose after it",
+        "prose after two",
+        "unknown tool",
+        "a key twice",
+        "not an invoke",
+        "the format's placeholders",
+    ],
+)
+def test_bare_invoke_lookalikes_yield_nothing(text: str) -> None:
+    no_call(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'call\n<invoke name="Read">\n<parameter name="file_path">/src/ap',
+        'call\n<invoke name="Read">\n<parameter name="file_path">/src/app.py</parameter>\n',
+        'call\n<invoke name="Rea',
+        f"{R}\n{B[:30]}",
+    ],
+    ids=["inside a value", "before </invoke>", "inside the name", "the second one cut"],
+)
+def test_cut_off_bare_invoke_is_prose(text: str) -> None:
+    no_call(text)
+
+
+def test_decode_bare_invoke() -> None:
+    inner = R[len("<invoke") : -len("</invoke>")]
+    assert found_calls(anthropic.decode_bare_invoke(body(inner))) == [("Read", READ)]
+    assert anthropic.decode_bare_invoke(body(inner, closed=False)) is None
+    # An invoke inside an invoke: two calls in one body, not the leaked form.
+    assert anthropic.decode_bare_invoke(body(' name="Read">\n' + B[: -len("</invoke>")])) is None
+    assert anthropic.HEAD.match(' name="Read">')
+    for refused in (">", "d the", " the"):
+        assert anthropic.REFUSE.match(refused), refused
+    assert not anthropic.REFUSE.match(" ")
