@@ -64,6 +64,7 @@ FAMILIES: tuple[Family, ...] = (
     ernie.FAMILY,
     tool_call.FAMILY,
     llama.FAMILY,
+    anthropic.FAMILY,  # before Olmo's: its <function_calls> rules itself out at once
     *pythonic.FAMILIES,
     gemma.FAMILY,
     harmony.FAMILY,
@@ -73,7 +74,6 @@ FAMILIES: tuple[Family, ...] = (
     step3.FAMILY,
     glm.FAMILY,
     minimax.FAMILY,
-    anthropic.FAMILY,
     seed.FAMILY,
     functions.FAMILY,
     functionary.FAMILY,

@@ -1,8 +1,8 @@
-"""Claude's ``<invoke>`` leaked as text with its ``function_calls`` wrapper eaten.
+"""Claude's ``<invoke>`` leaked as text, in its ``function_calls`` wrapper or with it eaten.
 
-Sources: anthropics/claude-code#77061 (a lone ``count`` line, then the invoke),
-NousResearch/hermes-agent#35706 (``call``, then the invoke) and #74723 (the rule: a
-complete trailing invoke naming an exposed tool).
+Sources: anthropics/claude-code#77061 (a lone ``count`` line, then the invoke), #69529
+and #64922 (``court``), NousResearch/hermes-agent#35706 (``call``, then the invoke) and
+#74723 (the rule: a complete trailing invoke naming an exposed tool).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ B = '<invoke name="Bash">\n<parameter name="command">ls</parameter>\n</invoke>'
         (f"call\n{R}\n", [("Read", READ)], "call"),
         (R, [("Read", READ)], ""),
         (f"Reading.\n  {R}\n{B}\n\n", [("Read", READ), ("Bash", LS)], "Reading."),
-        (f"<function_calls>\n{R}\n</function_calls>\n", [("Read", READ)], "<function_calls>"),
+        (f"court\n{R}\n</function_calls>\n", [("Read", READ)], "court"),
         (
             '<invoke name="Bash">\n<parameter name="command">echo </invoke></parameter>\n</invoke>',
             [("Bash", {"command": "echo </invoke>"})],
@@ -35,7 +35,7 @@ B = '<invoke name="Bash">\n<parameter name="command">ls</parameter>\n</invoke>'
         "hermes-agent#35706",
         "alone",
         "two, indented",
-        "the wrapper's closer after it",
+        "claude-code#69529, the wrapper's closer after it",
         "a closer inside a value",
     ],
 )
@@ -89,6 +89,46 @@ def test_bare_invoke_lookalikes_yield_nothing(text: str) -> None:
 )
 def test_cut_off_bare_invoke_is_prose(text: str) -> None:
     no_call(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "visible"),
+    [
+        (f"<function_calls>\n{R}\n</function_calls>", [("Read", READ)], ""),
+        (
+            f"Let me look.\n<function_calls>\n{R}\n{B}\n</function_calls>\nThen I fix it.",
+            [("Read", READ), ("Bash", LS)],
+            "Let me look.\n\nThen I fix it.",
+        ),
+        (f"Reading <function_calls>{R}</function_calls> now", [("Read", READ)], "Reading  now"),
+        (f"<function_calls>\n{R}", [("Read", READ)], ""),  # the closer dropped
+    ],
+    ids=["alone", "two, prose around", "mid-line", "no closer"],
+)
+def test_function_calls_block_is_a_call(text: str, expected: Calls, visible: str) -> None:
+    check(text, expected, visible=visible, hidden=("<function_calls>", "<invoke"))
+
+
+def test_olmo_keeps_its_pythonic_function_calls() -> None:
+    text = '<function_calls>\nRead(file_path="/src/app.py")\n</function_calls>'
+    check(text, [("Read", READ)], visible="")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Use `<function_calls>{R.replace(chr(10), '')}</function_calls>` to read.",
+        f"```xml\n<function_calls>\n{R}\n</function_calls>\n```",
+        "<function_calls> is the wrapper Claude's format uses.",
+    ],
+    ids=["inline code", "xml fence", "the opener named in prose"],
+)
+def test_function_calls_lookalikes_yield_nothing(text: str) -> None:
+    no_call(text)
+
+
+def test_a_function_calls_block_cut_inside_a_value_is_truncated() -> None:
+    check(f"<function_calls>\n{R[:45]}", [], ["truncated"])
 
 
 def test_decode_bare_invoke() -> None:

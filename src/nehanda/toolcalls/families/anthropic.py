@@ -1,10 +1,16 @@
-"""Claude's prompt-format calls, leaked as text with their wrapper eaten: a bare ``<invoke>``.
+"""Claude's prompt-format calls leaked as text: a ``<function_calls>`` block, or a bare
+``<invoke>`` whose wrapper was eaten.
 
 Claude's prompt format wraps ``<invoke name="NAME">`` elements of ``<parameter
 name="k">v</parameter>`` in a ``function_calls`` block; behind a gateway the model
-sometimes writes one into its text, the wrapper reduced to a stray line
-(``count``, ``call``) or gone (anthropics/claude-code#77061, NousResearch/hermes-agent
-#35706). The elements are MiniMax-M2's (``minimax.decode_minimax`` reads them).
+sometimes writes one into its text, whole or with the wrapper reduced to a stray line
+(``count``, ``court``, ``call``) or gone (anthropics/claude-code#77061, #69529, #64922,
+NousResearch/hermes-agent#35706). The elements are MiniMax-M2's
+(``minimax.decode_minimax`` reads them).
+
+The whole block is marked, so it counts where MiniMax's does, prose after it too. Olmo
+3's pythonic calls share its opener; this section comes first and is ruled out as soon
+as its body starts with anything but ``<`` (``minimax.REFUSE``).
 
 With no marker of its own the block is easily a quotation, so it counts only as
 hermes-agent#74723 recovers it: at a line start, complete up to ``</invoke>``, naming
@@ -36,6 +42,16 @@ def decode_bare_invoke(body: Body) -> list[Found] | None:
     return found
 
 
+FUNCTION_CALLS = Section(
+    "anthropic_function_calls",
+    "<function_calls>",
+    (WRAPPER_CLOSER,),
+    minimax.decode_minimax,
+    head=minimax.HEAD,
+    refuse=minimax.REFUSE,
+    protect=minimax.MINIMAX.protect,
+)
+
 BARE_INVOKE = Section(
     "anthropic_bare_invoke",
     OPENER,
@@ -49,6 +65,6 @@ BARE_INVOKE = Section(
 
 FAMILY = Family(
     key="anthropic",
-    source="anthropics/claude-code#77061; NousResearch/hermes-agent#35706, #74723",
-    sections=(BARE_INVOKE,),
+    source="anthropics/claude-code#77061, #69529, #64922; NousResearch/hermes-agent#35706, #74723",
+    sections=(FUNCTION_CALLS, BARE_INVOKE),
 )
