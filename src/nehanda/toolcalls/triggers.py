@@ -2,8 +2,10 @@
 
 Every word a scanning mode looks for (openers, closers, reasoning tags, markup,
 fence marks) starts with one of a few rare characters (``[ < ` { = >``). The finder
-looks for those characters with ``str.find`` (a C loop over the text) and tests the
-words only where one sits, so prose costs about one pass per start character.
+looks for each one's words with ``str.find`` (a C loop over the text) and then that
+character's own regex, whose engine skips in C to where the character stands, so prose
+costs about one pass per start character and a place where one starts no word costs
+no Python.
 ``held`` says how much of a chunk's end to keep back because the next chunk may
 complete a word there.
 
@@ -109,27 +111,24 @@ def _prefixes(words: frozenset[str]) -> str:
     return "|".join(re.escape(p) for p in sorted(prefixes, key=lambda p: (-len(p), p)))
 
 
-# After this many misses in a row, within _SPAN characters, the text is dense with
-# start characters (code): the regex then searches on at C speed. Sparser misses
-# (markdown's links) cost less one by one than the regex's pass over the text between.
-_MISSES = 4
-_SPAN = 256
-# Over this many characters one regex search costs less than the finder's set-up
-# (measured: about 5 ns a character against 3 µs).
+# Below this many characters one regex search costs less than the finder's loop.
 _SHORT = 512
-# How far the regex searches on dense text before the finder takes over again.
-_WINDOW = 256
 
 
-def _alternation(words: frozenset[str], line_openers: frozenset[str]) -> str:
-    """The words as one trie, longest first, so that "[TOOL_CALLS]" is never read as
-    "[TOOL_CALL]" + "S]". A one-character word in ``LINE_WORDS`` counts at a line's
-    start only; a line opener (``functools``) is found by the ``[`` right after it.
-    """
+def _alternatives(words: frozenset[str], line_openers: frozenset[str]) -> set[tuple[str, str]]:
+    """Each word and what must hold after it: a one-character word in ``LINE_WORDS``
+    counts at a line's start only; a line opener (``functools``) is found by the ``[``
+    right after it."""
     alternatives = {(w, _line_start(w) if len(w) == 1 and w in LINE_WORDS else "") for w in words}
     end = LINE_OPENER_END
     alternatives.update((end, f"(?<={re.escape(w + end)})") for w in line_openers)
-    return trie_pattern(alternatives, longest=True)
+    return alternatives
+
+
+def _word_pattern(alternatives: set[tuple[str, str]]) -> re.Pattern[str]:
+    """The words as one trie, longest first, so that "[TOOL_CALLS]" is never read as
+    "[TOOL_CALL]" + "S]"."""
+    return re.compile(trie_pattern(alternatives, longest=True))
 
 
 @dataclass(frozen=True)
@@ -146,8 +145,10 @@ class TriggerSet:
     longest: int
     chars: str
     # What every word starting with a character starts with: the finder looks for that
-    # (``"```"`` where backticks alone start no word).
+    # (``"```"`` where backticks alone start no word), then for the words with
+    # ``by_char``, that character's own part of ``at``.
     leads: dict[str, str]
+    by_char: dict[str, re.Pattern[str]]
 
     def held(self, buf: str, lo: int) -> int:
         """Where the start of a word the next chunk may finish begins (``len(buf)``: none)."""
@@ -166,15 +167,15 @@ class TriggerSet:
 
 
 class Finder:
-    """``search(buf, pos)``: the first word at or after ``pos``, like ``re.search`` (which
-    it is, over the next ``_SHORT`` characters).
+    """``search(buf, pos)``: the first word at or after ``pos``, as ``at.search`` answers.
 
-    Past those, it remembers, for the text it last searched, where each start character
-    next occurs (found by what all of its words start with, ``TriggerSet.leads``), so
-    that walking one text from left to right finds each once. Once ``_MISSES`` places
-    that start no word come within ``_SPAN`` characters the text is dense, and the regex
-    searches the next ``_WINDOW`` characters. One finder serves one reader at a time (a
-    scanner owns its own).
+    For each start character it remembers the next word in the text it last searched,
+    found by ``str.find`` on what all of that character's words start with and then
+    that character's regex (``TriggerSet.by_char``), whose literal first character lets
+    the engine skip in C every place where it starts no word. Walking one text from
+    left to right finds each word once, and text dense with start characters that
+    begin no word (code, markup) costs no Python per character. One finder serves one
+    reader at a time (a scanner owns its own).
     """
 
     __slots__ = ("_buf", "_from", "_next", "triggers")
@@ -183,69 +184,36 @@ class Finder:
         self.triggers = triggers
         self._buf: str | None = None
         self._from = 0
-        self._next: dict[str, int] = {}
+        self._next: dict[str, re.Match[str] | None] = {}
 
     def search(self, buf: str, pos: int = 0) -> re.Match[str] | None:
-        at = self.triggers.at
+        triggers = self.triggers
         near = pos + _SHORT
-        if len(buf) <= near:
-            return at.search(buf, pos)
-        # The next word is often near (a fence's closer, a tag's partner): one regex
-        # search there costs less than the finder's set-up.
-        m = at.search(buf, pos, near + self.triggers.longest)
+        # One start character: the regex's own literal search is as quick (a fence).
+        if len(buf) <= near or len(triggers.chars) == 1:
+            return triggers.at.search(buf, pos)
+        # The next word is often near (a fence's closer, code): one regex search there
+        # costs less than the loop below.
+        m = triggers.at.search(buf, pos, near + triggers.longest)
         if m is not None and m.start() < near:
             return m
         pos = near
+        nxt = self._next
         if buf is not self._buf or pos < self._from:
             self._buf, self._from = buf, pos
-            self._next = dict.fromkeys(self.triggers.chars, -2)
-        window = _WINDOW
-        while True:
-            i = self._walk(buf, pos)
-            if i < 0:
-                return None
-            m = at.match(buf, i)
-            if m is not None:
-                return m
-            # Dense text: the regex searches a window on, wider each time it stays
-            # dense. Each place ``_next`` holds stays true (the first at or after
-            # where it was last looked for).
-            end = i + 1 + window
-            m = at.search(buf, i + 1, end + self.triggers.longest)
-            if m is not None and m.start() < end:
-                return m
-            pos, window = end, window * 4
+            nxt = self._next = {c: self._first(buf, c, pos) for c in triggers.chars}
+        first = None
+        for c, m in nxt.items():
+            if m is not None and m.start() < pos:
+                m = nxt[c] = self._first(buf, c, pos)
+            if m is not None and (first is None or m.start() < first.start()):
+                first = m
+        return first
 
-    def _walk(self, buf: str, pos: int) -> int:
-        """The first start character at or after ``pos`` where a word is, -1 if none;
-        once ``_MISSES`` characters that start none come within ``_SPAN``, the last."""
-        nxt, leads, find, match = self._next, self.triggers.leads, buf.find, self.triggers.at.match
-        for c, k in nxt.items():
-            if -1 < k < pos or k == -2:
-                nxt[c] = find(leads[c], pos)
-        misses = first = 0
-        while True:
-            live = sorted((k, c) for c, k in nxt.items() if k >= pos)
-            if not live:
-                return -1
-            i, c = live[0]
-            bound = live[1][0] if len(live) > 1 else len(buf)
-            lead = leads[c]
-            # The same character again and again ("[" in links): a tight loop.
-            while -1 < i < bound:
-                if match(buf, i) is not None:
-                    nxt[c] = i
-                    return i
-                if not misses:
-                    first = i
-                misses += 1
-                if misses == _MISSES:
-                    if i - first < _SPAN:
-                        nxt[c] = i
-                        return i
-                    misses = 0
-                i = find(lead, i + 1)
-            nxt[c] = i
+    def _first(self, buf: str, char: str, pos: int) -> re.Match[str] | None:
+        """The first word starting with ``char`` at or after ``pos``."""
+        i = buf.find(self.triggers.leads[char], pos)
+        return None if i < 0 else self.triggers.by_char[char].search(buf, i)
 
 
 def _common_start(words: list[str]) -> str:
@@ -265,9 +233,10 @@ def trigger_set(
         assert word[0] in START_CHARS, word
     assert not line_openers or LINE_OPENER_END in frozen
     chars = "".join(sorted({w[0] for w in frozen}))
+    alternatives = _alternatives(frozen, line_openers)
     return TriggerSet(
         frozen,
-        re.compile(_alternation(frozen, line_openers)),
+        _word_pattern(alternatives),
         re.compile("[" + re.escape(chars) + "]"),
         re.compile(candidate_pattern(frozen, line_openers)),
         re.compile(candidate_pattern(frozen - {"`"}, line_openers)),
@@ -276,4 +245,5 @@ def trigger_set(
         max(len(w) for w in frozen),
         chars,
         {c: _common_start([w for w in frozen if w[0] == c]) for c in chars},
+        {c: _word_pattern({a for a in alternatives if a[0][0] == c}) for c in chars},
     )
