@@ -111,6 +111,23 @@ def test_the_finder_finds_what_the_regex_finds(text: str, pos: int) -> None:
         pos = m.start() + 1
 
 
+FAR = ["x" * 600, "a < b, x[i] {k} " * 40]  # past the regex's own reach, dense or not
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(FRAGMENTS) | st.sampled_from(FAR), max_size=40).map("".join),
+    st.lists(st.integers(0, 30_000), max_size=12),
+)
+def test_the_finder_answers_as_the_regex_from_any_position(text: str, positions: list[int]) -> None:
+    """Back and forth, near a word or far from every one: what ``re.search`` answers."""
+    finder = Finder(PLAIN)
+    for pos in positions:
+        pos %= len(text) + 1
+        m, expected = finder.search(text, pos), PLAIN.at.search(text, pos)
+        assert (m and m.span()) == (expected and expected.span())
+
+
 @pytest.mark.parametrize(
     ("alternatives", "pattern"),
     [

@@ -169,22 +169,25 @@ class TriggerSet:
 class Finder:
     """``search(buf, pos)``: the first word at or after ``pos``, as ``at.search`` answers.
 
-    For each start character it remembers the next word in the text it last searched,
-    found by ``str.find`` on what all of that character's words start with and then
+    The regex alone searches the next ``_SHORT`` characters. Past them the finder keeps,
+    for the text it last searched, each start character's next word, or how far it has
+    looked and found none (its mark). A character is looked for only up to the nearest
+    word known so far, nearest first: ``str.find`` on what all its words start with, then
     that character's regex (``TriggerSet.by_char``), whose literal first character lets
-    the engine skip in C every place where it starts no word. Walking one text from
-    left to right finds each word once, and text dense with start characters that
-    begin no word (code, markup) costs no Python per character. One finder serves one
-    reader at a time (a scanner owns its own).
+    the engine skip in C every place where it starts no word. So a place where one
+    starts no word costs no Python, and text that another reader takes (a fence's body,
+    read for its closer alone) is not searched here at all. One finder serves one reader
+    at a time (a scanner owns its own).
     """
 
-    __slots__ = ("_buf", "_from", "_next", "triggers")
+    __slots__ = ("_buf", "_from", "_marks", "_words", "triggers")
 
     def __init__(self, triggers: TriggerSet) -> None:
         self.triggers = triggers
         self._buf: str | None = None
         self._from = 0
-        self._next: dict[str, re.Match[str] | None] = {}
+        self._words: dict[str, re.Match[str] | None] = {}
+        self._marks: dict[str, int] = {}
 
     def search(self, buf: str, pos: int = 0) -> re.Match[str] | None:
         triggers = self.triggers
@@ -198,22 +201,38 @@ class Finder:
         if m is not None and m.start() < near:
             return m
         pos = near
-        nxt = self._next
+        words, marks = self._words, self._marks
         if buf is not self._buf or pos < self._from:
-            self._buf, self._from = buf, pos
-            nxt = self._next = {c: self._first(buf, c, pos) for c in triggers.chars}
-        first = None
-        for c, m in nxt.items():
-            if m is not None and m.start() < pos:
-                m = nxt[c] = self._first(buf, c, pos)
-            if m is not None and (first is None or m.start() < first.start()):
-                first = m
-        return first
-
-    def _first(self, buf: str, char: str, pos: int) -> re.Match[str] | None:
-        """The first word starting with ``char`` at or after ``pos``."""
-        i = buf.find(self.triggers.leads[char], pos)
-        return None if i < 0 else self.triggers.by_char[char].search(buf, i)
+            self._buf = buf
+            words.clear()
+            marks.clear()
+        self._from = pos  # what is kept holds from here on, not before
+        n = len(buf)
+        best, best_at = None, n
+        looks = []
+        for c, lead in triggers.leads.items():
+            m = words.get(c)
+            if m is not None and m.start() >= pos:
+                if m.start() < best_at:
+                    best, best_at = m, m.start()
+                continue
+            words[c] = None
+            mark = max(marks.get(c, pos), pos)
+            if mark < n:
+                i = buf.find(lead, mark)
+                marks[c] = n if i < 0 else i
+                if i >= 0:
+                    looks.append((i, c))
+        for i, c in sorted(looks):
+            if i >= best_at:
+                break
+            m = triggers.by_char[c].search(buf, i, best_at + triggers.longest)
+            if m is not None and m.start() < best_at:
+                words[c] = best = m
+                best_at = m.start()
+            else:
+                marks[c] = best_at
+        return best
 
 
 def _common_start(words: list[str]) -> str:
