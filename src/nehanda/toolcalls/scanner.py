@@ -616,7 +616,13 @@ class ToolCallScanner:
         else:
             self._fresh = False
         self._block = SectionBlock(
-            section, opener, self._ctx, self.known, self.schemas, keep_closer=keep_closer
+            section,
+            opener,
+            self._ctx,
+            self.known,
+            self.schemas,
+            keep_closer=keep_closer,
+            may_cut=self.may_cut,
         )
 
     def may_cut(self) -> bool:

@@ -6,14 +6,16 @@ string, for a section that says so), holding back only a possible partial marker
 a chunk's end, and hands the finished ``Body`` to the family's decoder once. Work is
 linear in the body: each character is searched once. A section with a ``tail`` then
 waits: each further body it holds is read the same way, and its calls stand only if
-the output ends with no other text after them.
+the output ends with no other text after them. A ``cut_at_closer`` section whose
+string ran past its closer ends at that closer after all, once per output, and hands
+the rest back as ``leftover``.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal
 
 from nehanda.toolcalls.family import START_WINDOW, Body, Decoded, Section, StartForm
@@ -37,9 +39,12 @@ class SectionBlock:
         schemas: Mapping[str, Mapping[str, Any]],
         *,
         keep_closer: bool = False,
+        may_cut: Callable[[], bool] | None = None,
     ) -> None:
         """``keep_closer``: the closer is left in the text (a reasoning closer ending the
-        section a message-start form sat in)."""
+        section a message-start form sat in). ``may_cut``: asked once before a
+        ``cut_at_closer`` cut, True at most once per output (the text after the cut is
+        read again)."""
         self.section = section
         self._keep_closer = keep_closer
         self.ctx = ctx
@@ -57,6 +62,8 @@ class SectionBlock:
         self._marks = _marks(section)
         self._opener = opener
         self._tail = False  # a tail section past a closer: what follows decides
+        self._may_cut = may_cut
+        self._cut = False  # the body ended at an earlier closer; the rest is ``leftover``
 
     def step(self, buf: str, pos: int, final: bool) -> int:
         """Consume what can be decided from ``buf[pos:]``; returns the new position."""
@@ -100,9 +107,11 @@ class SectionBlock:
                 pos = m.end()
                 continue
             self._take(buf, pos, m.start())
-            self._finish(closed=True)
+            self._finish(closed=True, mark=mark)
             if self._keep_closer:
                 return m.start()
+            if self._cut:  # the closer went back with the leftover
+                return m.end()
             self.raw.append(mark)
             if self._tail:
                 pos = m.end()
@@ -150,9 +159,11 @@ class SectionBlock:
             self.raw.append(piece)
             self._body.append(piece)
 
-    def _finish(self, *, closed: bool) -> None:
+    def _finish(self, *, closed: bool, mark: str = "") -> None:
         body = Body("".join(self._body), closed, self.known, self.schemas)
         found = self.section.decode(body)
+        if (found is None or not closed) and self._cut_at_closer(body.text, mark):
+            return
         if found is None:
             self.status = REJECTED
             return
@@ -166,6 +177,30 @@ class SectionBlock:
                 self.status = REJECTED  # only a whole one counts
             return
         self.status = DONE
+
+    def _cut_at_closer(self, text: str, mark: str) -> bool:
+        """A string ran past the closer (see ``Section.cut_at_closer``): end the body at
+        its first closer after a closed value; the rest, and the closer ``mark`` this
+        body ended at, go back to the scanner as ``leftover``."""
+        section = self.section
+        if not section.cut_at_closer or self._keep_closer or self._may_cut is None:
+            return False
+        hits = [(at, closer) for closer in section.closers if (at := text.find(closer)) >= 0]
+        if not hits:
+            return False
+        at, closer = min(hits)
+        if not text[:at].rstrip().endswith(("}", "]", ")")) or not self._may_cut():
+            return False
+        self._cut = True
+        self.raw = [self.raw[0], text[:at], closer]
+        self.leftover = text[at + len(closer) :] + mark
+        found = section.decode(Body(text[:at], True, self.known, self.schemas))
+        if found is None:
+            self.status = REJECTED
+            return True
+        self.found += found.found if isinstance(found, Decoded) else found
+        self.status = DONE
+        return True
 
     def _hand_back(self, text: str, decoded: Decoded) -> list[Found]:
         """The text after the calls goes back to the scanner as ``leftover``.
