@@ -64,6 +64,7 @@ class SectionBlock:
         self._tail = False  # a tail section past a closer: what follows decides
         self._may_cut = may_cut
         self._cut = False  # the body ended at an earlier closer; the rest is ``leftover``
+        self._need_head = section.blank_gaps  # a body's head still to pass
 
     def step(self, buf: str, pos: int, final: bool) -> int:
         """Consume what can be decided from ``buf[pos:]``; returns the new position."""
@@ -91,6 +92,12 @@ class SectionBlock:
                 self._protect_end = None
                 pos = end
                 continue
+            if self.section.blank_gaps:
+                pos, stop = self._gap(buf, pos, final)
+                if stop:
+                    return pos
+                if pos >= n:
+                    break
             m = self._marks.pattern.search(buf, pos)
             if m is None:
                 return self._keep(buf, pos, self._marks.safe(buf, pos), final)
@@ -121,6 +128,31 @@ class SectionBlock:
             self._finish(closed=not self.section.closers)
         return pos
 
+    def _gap(self, buf: str, pos: int, final: bool) -> tuple[int, bool]:
+        """For ``blank_gaps``: pass a body's head, then blanks up to the next mark. The
+        new position, and whether to return there (waiting, or rejected)."""
+        n = len(buf)
+        if self._need_head:
+            picked = pick_section((self.section,), buf, pos, final)
+            if picked is True:
+                return pos, True
+            head = None if picked is None else self.section.head
+            m = None if head is None else head.match(buf, pos, min(n, pos + HEAD_WINDOW))
+            if m is None:
+                self.status = REJECTED
+                return pos, True
+            self._take(buf, pos, m.end())
+            pos = m.end()
+            self._need_head = False
+        gap = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
+        self._take(buf, pos, gap)
+        if gap >= n or self._marks.pattern.match(buf, gap):
+            return gap, False
+        if not final and buf[gap:] in self._marks.prefixes:
+            return gap, True  # a mark the next chunk may complete
+        self.status = REJECTED  # text between the elements: a mention
+        return gap, True
+
     def _after(self, buf: str, pos: int, final: bool) -> int:
         """Past a tail section's closer: blanks and its tail words, then the end of the
         output (its calls stand), another of its bodies, or text (a quotation)."""
@@ -137,6 +169,7 @@ class SectionBlock:
         if rest.startswith(self._opener):
             self.raw.append(self._opener)
             self._body, self._tail = [], False
+            self._need_head = self.section.blank_gaps
             return at + len(self._opener)
         if not final and any(w.startswith(rest) for w in (*words, self._opener)):
             return at  # the end of what has arrived, or a word it may still become
@@ -164,19 +197,31 @@ class SectionBlock:
         found = self.section.decode(body)
         if (found is None or not closed) and self._cut_at_closer(body.text, mark):
             return
-        if found is None:
-            self.status = REJECTED
+        if found is None or (self.section.tail is not None and not closed):
+            self.status = REJECTED  # for a tail section, only a whole one counts
+            if not closed:
+                self._give_back()
             return
         if isinstance(found, Decoded):
             found = self._hand_back(body.text, found)
         self.found += found
         self.unclosed = not closed
         if self.section.tail is not None:
-            self._tail = closed
-            if not closed:
-                self.status = REJECTED  # only a whole one counts
+            self._tail = True
             return
         self.status = DONE
+
+    def _give_back(self) -> None:
+        """A ``blank_gaps`` body the output ended inside (a value never closed): it goes
+        back to the scanner as ``leftover``, once per output, so that the calls in it
+        are read as ever."""
+        body = self._body
+        if not self.section.blank_gaps or not body or self._may_cut is None:
+            return
+        if not self._may_cut():
+            return
+        del self.raw[len(self.raw) - len(body) :]
+        self.leftover = "".join(body)
 
     def _cut_at_closer(self, text: str, mark: str) -> bool:
         """A string ran past the closer (see ``Section.cut_at_closer``): end the body at
