@@ -84,6 +84,15 @@ class Section:
     no marker of its own (its wrapper eaten), the words that may follow it; it then
     counts only at a line start and when nothing but blanks, those words and further
     such sections follow it to the end of the output, else it is a quotation (prose).
+    ``blank_gaps`` (a form with no marker of its own): outside protected spans, past the
+    ``head``, only blanks may stand before a closer or a span; anything else makes it a
+    mention at once, so that the text after it is read as ever. One the output ended
+    inside gives its body back to be read again, once per output.
+    ``cut_at_closer`` (with ``json_strings``, for a form on another family's opener): a
+    stray quote that runs a string past the closer must not take the rest of the output
+    with it; when the body is then no call (the output ended inside it, or the decoder
+    refused it), its first closer after a closed value (``}``, ``]``, ``)``) ends it after
+    all and the text after it is read again, once per output (as ``Block`` does).
     """
 
     key: str
@@ -95,6 +104,8 @@ class Section:
     protect: tuple[tuple[str, str], ...] = ()
     json_strings: bool = False
     tail: tuple[str, ...] | None = None
+    cut_at_closer: bool = False
+    blank_gaps: bool = False
 
 
 @dataclass(frozen=True)

@@ -146,7 +146,9 @@ def read_prelude(
             return _value_start(buf, i, final, seen, dialect)
         if dialect.xml and not seen.names and buf.startswith("<function=", i):
             return Start(i, None, xml=True)
-        m = _TOKEN.match(buf, i)
+        # Bounded: a token running past LIMIT rejects alike, and is not matched again
+        # to the end of the buffer on every chunk.
+        m = _TOKEN.match(buf, i, min(n, pos + LIMIT + 1))
         if m is None:
             return NEED if not final and partial_literal(buf, i) else REJECT
         if m.end() == n and not final:

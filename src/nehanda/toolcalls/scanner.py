@@ -439,6 +439,11 @@ class ToolCallScanner:
                 self._text(token)  # what follows can start no call: a mention, decided now
             else:
                 self._start_block(g.blocks[token], token)
+        elif token in g.sections:
+            # No section starts here, yet a shorter word may sit inside this one
+            # (MiniMax-M3's <]minimax[>[<tool_call> holds Hermes' <tool_call>).
+            self._text(token[0])
+            return i + 1
         elif token not in g.markup:
             self._text(token)
         return end
@@ -616,7 +621,13 @@ class ToolCallScanner:
         else:
             self._fresh = False
         self._block = SectionBlock(
-            section, opener, self._ctx, self.known, self.schemas, keep_closer=keep_closer
+            section,
+            opener,
+            self._ctx,
+            self.known,
+            self.schemas,
+            keep_closer=keep_closer,
+            may_cut=self.may_cut,
         )
 
     def may_cut(self) -> bool:

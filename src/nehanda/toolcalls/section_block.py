@@ -6,14 +6,16 @@ string, for a section that says so), holding back only a possible partial marker
 a chunk's end, and hands the finished ``Body`` to the family's decoder once. Work is
 linear in the body: each character is searched once. A section with a ``tail`` then
 waits: each further body it holds is read the same way, and its calls stand only if
-the output ends with no other text after them.
+the output ends with no other text after them. A ``cut_at_closer`` section whose
+string ran past its closer ends at that closer after all, once per output, and hands
+the rest back as ``leftover``.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Literal
 
 from nehanda.toolcalls.family import START_WINDOW, Body, Decoded, Section, StartForm
@@ -37,9 +39,12 @@ class SectionBlock:
         schemas: Mapping[str, Mapping[str, Any]],
         *,
         keep_closer: bool = False,
+        may_cut: Callable[[], bool] | None = None,
     ) -> None:
         """``keep_closer``: the closer is left in the text (a reasoning closer ending the
-        section a message-start form sat in)."""
+        section a message-start form sat in). ``may_cut``: asked once before a
+        ``cut_at_closer`` cut, True at most once per output (the text after the cut is
+        read again)."""
         self.section = section
         self._keep_closer = keep_closer
         self.ctx = ctx
@@ -57,6 +62,9 @@ class SectionBlock:
         self._marks = _marks(section)
         self._opener = opener
         self._tail = False  # a tail section past a closer: what follows decides
+        self._may_cut = may_cut
+        self._cut = False  # the body ended at an earlier closer; the rest is ``leftover``
+        self._need_head = section.blank_gaps  # a body's head still to pass
 
     def step(self, buf: str, pos: int, final: bool) -> int:
         """Consume what can be decided from ``buf[pos:]``; returns the new position."""
@@ -84,6 +92,12 @@ class SectionBlock:
                 self._protect_end = None
                 pos = end
                 continue
+            if self.section.blank_gaps:
+                pos, stop = self._gap(buf, pos, final)
+                if stop:
+                    return pos
+                if pos >= n:
+                    break
             m = self._marks.pattern.search(buf, pos)
             if m is None:
                 return self._keep(buf, pos, self._marks.safe(buf, pos), final)
@@ -100,9 +114,11 @@ class SectionBlock:
                 pos = m.end()
                 continue
             self._take(buf, pos, m.start())
-            self._finish(closed=True)
+            self._finish(closed=True, mark=mark)
             if self._keep_closer:
                 return m.start()
+            if self._cut:  # the closer went back with the leftover
+                return m.end()
             self.raw.append(mark)
             if self._tail:
                 pos = m.end()
@@ -111,6 +127,31 @@ class SectionBlock:
         if final:
             self._finish(closed=not self.section.closers)
         return pos
+
+    def _gap(self, buf: str, pos: int, final: bool) -> tuple[int, bool]:
+        """For ``blank_gaps``: pass a body's head, then blanks up to the next mark. The
+        new position, and whether to return there (waiting, or rejected)."""
+        n = len(buf)
+        if self._need_head:
+            picked = pick_section((self.section,), buf, pos, final)
+            if picked is True:
+                return pos, True
+            head = None if picked is None else self.section.head
+            m = None if head is None else head.match(buf, pos, min(n, pos + HEAD_WINDOW))
+            if m is None:
+                self.status = REJECTED
+                return pos, True
+            self._take(buf, pos, m.end())
+            pos = m.end()
+            self._need_head = False
+        gap = _SPACE.match(buf, pos).end()  # type: ignore[union-attr]
+        self._take(buf, pos, gap)
+        if gap >= n or self._marks.pattern.match(buf, gap):
+            return gap, False
+        if not final and buf[gap:] in self._marks.prefixes:
+            return gap, True  # a mark the next chunk may complete
+        self.status = REJECTED  # text between the elements: a mention
+        return gap, True
 
     def _after(self, buf: str, pos: int, final: bool) -> int:
         """Past a tail section's closer: blanks and its tail words, then the end of the
@@ -128,6 +169,7 @@ class SectionBlock:
         if rest.startswith(self._opener):
             self.raw.append(self._opener)
             self._body, self._tail = [], False
+            self._need_head = self.section.blank_gaps
             return at + len(self._opener)
         if not final and any(w.startswith(rest) for w in (*words, self._opener)):
             return at  # the end of what has arrived, or a word it may still become
@@ -150,22 +192,60 @@ class SectionBlock:
             self.raw.append(piece)
             self._body.append(piece)
 
-    def _finish(self, *, closed: bool) -> None:
+    def _finish(self, *, closed: bool, mark: str = "") -> None:
         body = Body("".join(self._body), closed, self.known, self.schemas)
         found = self.section.decode(body)
-        if found is None:
-            self.status = REJECTED
+        if (found is None or not closed) and self._cut_at_closer(body.text, mark):
+            return
+        if found is None or (self.section.tail is not None and not closed):
+            self.status = REJECTED  # for a tail section, only a whole one counts
+            if not closed:
+                self._give_back()
             return
         if isinstance(found, Decoded):
             found = self._hand_back(body.text, found)
         self.found += found
         self.unclosed = not closed
         if self.section.tail is not None:
-            self._tail = closed
-            if not closed:
-                self.status = REJECTED  # only a whole one counts
+            self._tail = True
             return
         self.status = DONE
+
+    def _give_back(self) -> None:
+        """A ``blank_gaps`` body the output ended inside (a value never closed): it goes
+        back to the scanner as ``leftover``, once per output, so that the calls in it
+        are read as ever."""
+        body = self._body
+        if not self.section.blank_gaps or not body or self._may_cut is None:
+            return
+        if not self._may_cut():
+            return
+        del self.raw[len(self.raw) - len(body) :]
+        self.leftover = "".join(body)
+
+    def _cut_at_closer(self, text: str, mark: str) -> bool:
+        """A string ran past the closer (see ``Section.cut_at_closer``): end the body at
+        its first closer after a closed value; the rest, and the closer ``mark`` this
+        body ended at, go back to the scanner as ``leftover``."""
+        section = self.section
+        if not section.cut_at_closer or self._keep_closer or self._may_cut is None:
+            return False
+        hits = [(at, closer) for closer in section.closers if (at := text.find(closer)) >= 0]
+        if not hits:
+            return False
+        at, closer = min(hits)
+        if not text[:at].rstrip().endswith(("}", "]", ")")) or not self._may_cut():
+            return False
+        self._cut = True
+        self.raw = [self.raw[0], text[:at], closer]
+        self.leftover = text[at + len(closer) :] + mark
+        found = section.decode(Body(text[:at], True, self.known, self.schemas))
+        if found is None:
+            self.status = REJECTED
+            return True
+        self.found += found.found if isinstance(found, Decoded) else found
+        self.status = DONE
+        return True
 
     def _hand_back(self, text: str, decoded: Decoded) -> list[Found]:
         """The text after the calls goes back to the scanner as ``leftover``.

@@ -7,10 +7,24 @@ and #64922 (``court``), NousResearch/hermes-agent#35706 (``call``, then the invo
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from nehanda.toolcalls.families import anthropic
-from toolcalls.dialects.family_checks import LS, READ, Calls, body, check, found_calls, no_call
+from nehanda.toolcalls.scanner import ToolCallScanner
+from toolcalls.dialects.family_checks import (
+    LS,
+    READ,
+    Calls,
+    body,
+    check,
+    found_calls,
+    no_call,
+    outcomes,
+)
+from toolcalls.linear import assert_linear
+from toolcalls.toolcall_render import calls_of
 
 R = '<invoke name="Read">\n<parameter name="file_path">/src/app.py</parameter>\n</invoke>'
 B = '<invoke name="Bash">\n<parameter name="command">ls</parameter>\n</invoke>'
@@ -141,3 +155,75 @@ def test_decode_bare_invoke() -> None:
     for refused in (">", "d the", " the"):
         assert anthropic.REFUSE.match(refused), refused
     assert not anthropic.REFUSE.match(" ")
+
+
+HERMES_LS = '<tool_call>\n{"name": "Bash", "arguments": {"command": "ls"}}\n</tool_call>'
+KIMI_LS = (
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.Bash:0"
+    '<|tool_call_argument_begin|>{"command": "ls"}<|tool_call_end|><|tool_calls_section_end|>'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "visible"),
+    [
+        (f'<invoke name="Read"> starts a Claude call.\nNow:\n{HERMES_LS}', "Now:"),
+        (f'<invoke name="Read"> opens.\n{HERMES_LS}\nand </invoke> closes it.', "closes it."),
+        (f'<invoke name="Nope">\n{HERMES_LS}', '<invoke name="Nope">'),
+        (f'<invoke name="Read">\n{KIMI_LS}', '<invoke name="Read">'),
+        (f'{R}\n<invoke name="Read"> again\n{HERMES_LS}', "again"),
+        (f'<invoke name="Read">\n<parameter name="file_path">a\n{HERMES_LS}', "file_path"),
+    ],
+    ids=[
+        "a mention",
+        "a mention, its closer after the call",
+        "unknown tool, never closed",
+        "a Kimi call after it",
+        "a second one mentioned",
+        "a value never closed",
+    ],
+)
+def test_a_bare_invoke_that_is_no_call_leaves_later_calls_alone(text: str, visible: str) -> None:
+    """A line-start <invoke name=KNOWN> that is a mention ran to the end of the output
+    looking for its </invoke>, and every call after it was prose."""
+    check(text, [("Bash", LS)], hidden=("<tool_call>", "<|tool_call_begin|>"))
+    for result in outcomes(text):
+        assert visible in result.text
+
+
+def test_a_bare_invoke_mention_does_not_hide_reasoning_markup() -> None:
+    text = '<invoke name="Read"> opens\n<think>draft</think>\nanswer'
+    for result in outcomes(text):
+        assert calls_of(result) == []
+        assert "draft" not in result.text and "<think>" not in result.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<invoke name="Read">\njunk\n<parameter name="file_path">a</parameter>\n</invoke>',
+        '<invoke name="Read"><parameter name="file_path">a</parameter>x</invoke>',
+    ],
+    ids=["text before a parameter", "text after one"],
+)
+def test_a_bare_invoke_holds_only_parameters(text: str) -> None:
+    no_call(text)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: '\n<invoke name="Read"> is a mention' * (n // 33),
+        lambda n: '\n<invoke name="Read">\n<parameter name="file_path">x' * (n // 50),
+        lambda n: f"{R}\n" * (n // 80) + '<invoke name="Read">\n<parameter name="a">' * (n // 40),
+    ],
+    ids=["mentions", "values never closed", "calls, then values never closed"],
+)
+def test_bare_invokes_take_linear_time(make: Any) -> None:
+    def run(text: str) -> None:
+        scanner = ToolCallScanner(frozenset({"Read"}), {})
+        for i in range(0, len(text), 8):
+            scanner.feed(text[i : i + 8])
+        scanner.finish()
+
+    assert_linear(run, make, 2_000)

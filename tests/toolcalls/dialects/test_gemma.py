@@ -37,8 +37,10 @@ from toolcalls.dialects.family_checks import (
     found_calls,
     found_kinds,
     no_call,
+    outcomes,
 )
 from toolcalls.linear import assert_linear
+from toolcalls.toolcall_render import calls_of, kinds
 
 Q = '<|"|>'
 R4 = f"call:Read{{file_path:{Q}/src/app.py{Q}}}"
@@ -499,3 +501,40 @@ def test_decode_tag_call() -> None:
     assert not gemma.REFUSE_TAG.match(' Read ( {"')
     for refused in ('{"name"', "Read\n{", "<function=Read>", "Read<arg_key>", "Read(path)", "2x("):
         assert gemma.REFUSE_TAG.match(refused), refused
+
+
+HERMES_LS = '<tool_call>\n{"name": "Bash", "arguments": {"command": "ls"}}\n</tool_call>'
+
+
+@pytest.mark.parametrize(
+    ("text", "visible"),
+    [
+        (f'<tool_call>Read({{"file_path": "a}})</tool_call>\n{HERMES_LS}', None),
+        (f'<tool_call>Nope({{"x": "a}})</tool_call>\n{HERMES_LS}', None),
+        (f'<tool_call>Bash({{"command": "a\\"}})</tool_call>\n{HERMES_LS}', None),
+        (
+            f'<tool_call>Read({{"file_path": "a}})</tool_call>\nI said "hi".\n{HERMES_LS}',
+            None,
+        ),
+        ('<tool_call>Read({"file_path": "a})</tool_call>\nDone.', "Done."),
+    ],
+    ids=[
+        "known tool",
+        "unknown tool",
+        "an escaped closing quote",
+        "quotes in the prose between",
+        "prose after it",
+    ],
+)
+def test_tool_call_tag_with_a_stray_quote_ends_at_its_closer(
+    text: str, visible: str | None
+) -> None:
+    """A stray quote runs the JSON string past the closer to the end; the first closer
+    after the value then ends it (as Hermes' block does), and what follows is read
+    again: a later call still runs, prose stays prose."""
+    expected = [("Bash", LS)] if HERMES_LS in text else []
+    for result in outcomes(text):
+        assert calls_of(result) == expected
+        assert kinds(result) == []
+        if visible is not None:
+            assert result.text.strip().endswith(visible)

@@ -157,3 +157,16 @@ def test_hermes_family_rows() -> None:
     openers = {d.opener for d in hermes.FAMILY.dialects}
     assert openers == {"<tool_call>", "<tools>", "<function_call>", "<json>"}
     assert hermes.TOOLS_TAG.weak and hermes.JSON_TAG.weak and not hermes.FUNCTION_CALL_TAG.weak
+
+
+def test_hermes_prelude_is_decided_within_its_limit() -> None:
+    """A name then a long run of blanks: the prelude is a mention once LIMIT characters
+    have come, not re-matched to the end of the buffer on every chunk (quadratic)."""
+    from nehanda.toolcalls.dialects import Dialect
+    from nehanda.toolcalls.prelude import LIMIT, REJECT, read_prelude
+    from nehanda.toolcalls.registry import FULL, grammar
+
+    dialect = grammar(FULL).blocks["<tool_call>"]
+    assert isinstance(dialect, Dialect)
+    buf = "<tool_call>Read" + " " * (4 * LIMIT)
+    assert read_prelude(buf, len("<tool_call>"), False, dialect, None) == REJECT

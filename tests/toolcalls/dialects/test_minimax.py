@@ -416,3 +416,22 @@ def test_minimax_m3_head_and_refuse() -> None:
 )
 def test_minimax_m3_decoder_takes_linear_time(make: Any) -> None:
     assert_linear(lambda text: minimax.decode_minimax_m3(body(text, closed=False)), make, 4_000)
+
+
+HERMES_READ = '{"name": "Read", "arguments": {"file_path": "/src/app.py"}}'
+GLM_ARGS = "<arg_key>file_path</arg_key><arg_value>/src/app.py</arg_value>"
+
+
+@pytest.mark.parametrize(
+    ("text", "visible"),
+    [
+        (f"{NS}<tool_call>{HERMES_READ}</tool_call>", NS),
+        (f"{NS}<tool_call>\n{HERMES_READ}\n</tool_call>", NS),
+        (f"{NS}<tool_call>Read{GLM_ARGS}</tool_call>", NS),
+    ],
+    ids=["hermes", "hermes on lines", "glm"],
+)
+def test_minimax_m3_token_before_another_family_s_tool_call(text: str, visible: str) -> None:
+    """With no namespaced invoke after it, the token's <tool_call> is Hermes' or GLM's
+    opener as it was before M3: the word that holds it must not hide it."""
+    check(text, [("Read", READ)], visible=visible, hidden=("<tool_call>",))

@@ -16,7 +16,9 @@ With no marker of its own the block is easily a quotation, so it counts only as
 hermes-agent#74723 recovers it: at a line start, complete up to ``</invoke>``, naming
 a known tool, and trailing: nothing but blanks, the wrapper's closer and further such
 invokes after it up to the end of the output. Inside inline code that spans lines the
-closing backtick follows it, so a quotation there stays prose.
+closing backtick follows it, so a quotation there stays prose. Between its elements it
+holds only blanks (``blank_gaps``): any other text makes it a mention at once, so that
+a mention never runs on to a later ``</invoke>`` and hides the calls in between.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ BARE_INVOKE = Section(
     refuse=REFUSE,
     protect=minimax.MINIMAX.protect,
     tail=(WRAPPER_CLOSER,),
+    blank_gaps=True,
 )
 
 FAMILY = Family(

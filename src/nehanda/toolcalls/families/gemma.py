@@ -12,7 +12,9 @@
   Reasoning sits in ``<|channel>thought ... <channel|>``. Prompted otherwise, Gemma 4
   also writes ``<tool_call>NAME({...})</tool_call>`` with a JSON object (vLLM PR
   vllm-project/vllm#39172); under Hermes' opener that counts only as a call to a known
-  tool whose object is whole, anything else there being Hermes' or prose.
+  tool whose object is whole, anything else there being Hermes' or prose; a stray
+  quote there ends at the first ``</tool_call>`` after all (``cut_at_closer``), so the
+  text and Hermes calls after it are read again.
 - FunctionGemma: ``<start_function_call>call:NAME{k:<escape>v<escape>}<end_function_call>``
   (vLLM ``functiongemma_tool_parser.py``), every value usually quoted.
 
@@ -257,6 +259,7 @@ FAMILY = Family(
             HEAD_TAG,
             REFUSE_TAG,
             json_strings=True,
+            cut_at_closer=True,  # Hermes' opener: a stray quote must not eat its calls
         ),
         Section(
             "functiongemma",

@@ -36,9 +36,10 @@ parameter is an element named after it (ml-explore/mlx-lm#1416, ai-dynamo/fronte
 
 The chat template's ``to_xml`` writes a mapping as child elements, a list as ``<item>``
 children and anything else as raw text, typed by the schema as above. Only a tag right
-after the token is markup, so ``<`` in a value is text; without the token
-``<tool_call>`` is Hermes' opener. The scanner's words start with ``<``, so the
-token's first ``]`` before ``<tool_call>`` stays in the visible text.
+after the token is markup, so ``<`` in a value is text; without the token, or with
+no namespaced invoke after it, ``<tool_call>`` is Hermes' (or GLM's) opener. The
+scanner's words start with ``<``, so the token's first ``]`` before ``<tool_call>``
+stays in the visible text.
 """
 
 from __future__ import annotations
