@@ -102,6 +102,8 @@ class XmlReader:
         start = pos
         pos = _WS.match(buf, pos).end()  # type: ignore[union-attr]
         if pos >= len(buf):
+            if self.junk:
+                self.junk.append(buf[start:pos])  # inside the body: see _junk
             return MORE, pos
         if buf.startswith("<parameter=", pos):
             m = _TAG_NAME.match(buf, pos + 11)
@@ -127,7 +129,9 @@ class XmlReader:
             return REJECT, start
         m = self._stops.search(buf, pos + 1)
         end = len(buf) if m is None else m.start()
-        self.junk.append(buf[pos:end])
+        # From ``start``: the blanks before it belong to the body (JSON arguments read
+        # from it say where they fail), wherever a chunk ended.
+        self.junk.append(buf[start:end])
         return MORE, end
 
     def _read_value(self, buf: str, pos: int, final: bool) -> tuple[int, int]:
