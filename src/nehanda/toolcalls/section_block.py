@@ -203,7 +203,7 @@ class SectionBlock:
                 self._give_back()
             return
         if isinstance(found, Decoded):
-            found = self._hand_back(body.text, found)
+            found = self._hand_back(body.text, found, closed)
         self.found += found
         self.unclosed = not closed
         if self.section.tail is not None:
@@ -247,14 +247,15 @@ class SectionBlock:
         self.status = DONE
         return True
 
-    def _hand_back(self, text: str, decoded: Decoded) -> list[Found]:
+    def _hand_back(self, text: str, decoded: Decoded, closed: bool) -> list[Found]:
         """The text after the calls goes back to the scanner as ``leftover``.
 
-        Only where no closer was consumed after it (a body to the output's end, or a
-        kept closer), so that re-reading it puts everything back in order.
+        Only where no closer was consumed after it (a body to the output's end, its
+        closer never written, or a kept closer), so that re-reading it puts everything
+        back in order.
         """
         rest = text[decoded.end :]
-        if rest.strip() and (self._keep_closer or not self.section.closers):
+        if rest.strip() and (self._keep_closer or not self.section.closers or not closed):
             self.leftover = rest
             self.raw = [self.raw[0], text[: decoded.end]]
         return decoded.found

@@ -116,8 +116,9 @@ def test_cut_off_bare_invoke_is_prose(text: str) -> None:
         ),
         (f"Reading <function_calls>{R}</function_calls> now", [("Read", READ)], "Reading  now"),
         (f"<function_calls>\n{R}", [("Read", READ)], ""),  # the closer dropped
+        (f"<function_calls>\n{R}\nThen I fix it.", [("Read", READ)], "Then I fix it."),
     ],
-    ids=["alone", "two, prose around", "mid-line", "no closer"],
+    ids=["alone", "two, prose around", "mid-line", "no closer", "no closer, prose after"],
 )
 def test_function_calls_block_is_a_call(text: str, expected: Calls, visible: str) -> None:
     check(text, expected, visible=visible, hidden=("<function_calls>", "<invoke"))

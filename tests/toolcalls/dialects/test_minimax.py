@@ -158,6 +158,20 @@ def test_minimax_html_entities_are_not_decoded() -> None:
     check(text, [("Bash", {"command": "a &amp;&amp; b"})])
 
 
+@pytest.mark.parametrize(
+    ("text", "visible"),
+    [
+        (f"{OPEN}\n{READ_INVOKE}\nThen I fix it.", "Then I fix it."),
+        (f"Reading.\n{OPEN}\n{READ_INVOKE}\n\nIt is short.\n", "Reading.\n\n\n\nIt is short."),
+    ],
+)
+def test_a_block_whose_closer_was_dropped_leaves_the_prose_after_it(
+    text: str, visible: str
+) -> None:
+    """Its closer never written, the block ends at its last invoke: the rest is shown."""
+    check(text, [("Read", READ)], visible=visible)
+
+
 def test_minimax_unknown_tool_is_dropped_and_the_others_kept() -> None:
     text = f"{OPEN}\n" + invoke("Nope", ("a", "1")) + READ_INVOKE + CLOSE
     check(text, [("Read", READ)], ["unknown_tool"])

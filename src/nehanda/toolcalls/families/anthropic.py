@@ -48,7 +48,7 @@ FUNCTION_CALLS = Section(
     "anthropic_function_calls",
     "<function_calls>",
     (WRAPPER_CLOSER,),
-    minimax.decode_minimax,
+    minimax.decode_block,
     head=minimax.HEAD,
     refuse=minimax.REFUSE,
     protect=minimax.MINIMAX.protect,

@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nehanda.toolcalls.families.functions import Closers
-from nehanda.toolcalls.family import Body, Family, Section, refuse_unless_led_by
+from nehanda.toolcalls.family import Body, Decoded, Family, Section, refuse_unless_led_by
 from nehanda.toolcalls.jsonvalue import Failure
 from nehanda.toolcalls.rawargs import raw_call, truncated
 from nehanda.toolcalls.shapes import Found, checked, failure_found
@@ -79,22 +79,41 @@ def _name(m: re.Match[str]) -> str:
 
 def decode_minimax(body: Body) -> list[Found] | None:
     """Every invoke in one block, in order."""
+    read = _invokes(body)
+    return read if read is None else read[0]
+
+
+def decode_block(body: Body) -> list[Found] | Decoded | None:
+    """``decode_minimax`` for a block whose closer may be dropped: one the output ended
+    in, past a last invoke that closed, ends there, and the text after it is prose."""
+    read = _invokes(body)
+    if read is None:
+        return None
+    found, end = read
+    if body.closed or not end or found[-1].problem is not None:
+        return found
+    return Decoded(found, end)
+
+
+def _invokes(body: Body) -> tuple[list[Found], int] | None:
+    """The invokes of one block, and where the last one that closed ends (0: none)."""
     text = body.text
     n = len(text)
     found: list[Found] = []
+    last_end = 0
     tags = Closers(text)
     m = _INVOKE.search(text)
     while m is not None:
         name = _name(m)
         params: list[tuple[str, str]] = []
         i = m.end()
-        complete = False
+        complete = closed_here = False
         cut = False
         while True:
             i = _WS.match(text, i).end()  # type: ignore[union-attr]
             if text.startswith(_INVOKE_END, i):
                 i += len(_INVOKE_END)
-                complete = True
+                complete = closed_here = True
                 break
             p = _PARAM.match(text, i)
             if p is None:
@@ -125,19 +144,21 @@ def decode_minimax(body: Body) -> list[Found] | None:
             complete = tags.find(_INVOKE_END, i) >= 0
         if not body.closed and nxt is None and (not complete or cut):
             found.append(truncated(name))
-            return found
+            return found, last_end
         found.append(raw_call(name, params, body.known, body.schemas))
+        if closed_here:
+            last_end = i
         m = nxt
     if found:
-        return found
-    return None if body.closed else [truncated(None)]
+        return found, last_end
+    return None if body.closed else ([truncated(None)], 0)
 
 
 MINIMAX = Section(
     "minimax_m2",
     OPENER,
     (CLOSER,),
-    decode_minimax,
+    decode_block,
     head=HEAD,
     refuse=REFUSE,
     protect=(("<parameter", _PARAM_END),),
