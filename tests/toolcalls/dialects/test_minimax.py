@@ -172,6 +172,16 @@ def test_a_block_whose_closer_was_dropped_leaves_the_prose_after_it(
     check(text, [("Read", READ)], visible=visible)
 
 
+@pytest.mark.parametrize(
+    "unit",
+    [f"{OPEN}\n{READ_INVOKE}prose ", f"prose {OPEN}\n", f"{OPEN}\n{READ_INVOKE}{OPEN}x"],
+    ids=["blocks and prose", "openers alone", "an invoke, then an empty block"],
+)
+def test_blocks_without_closers_read_the_text_after_them_once(unit: str) -> None:
+    """What such a block hands back holds no closed invoke: re-read once, not again."""
+    assert_linear(lambda text: outcomes(text), lambda n: unit * (n // len(unit) + 1), 2_000)
+
+
 def test_minimax_unknown_tool_is_dropped_and_the_others_kept() -> None:
     text = f"{OPEN}\n" + invoke("Nope", ("a", "1")) + READ_INVOKE + CLOSE
     check(text, [("Read", READ)], ["unknown_tool"])
