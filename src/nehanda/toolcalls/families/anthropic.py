@@ -6,7 +6,8 @@ name="k">v</parameter>`` in a ``function_calls`` block; behind a gateway the mod
 sometimes writes one into its text, whole or with the wrapper reduced to a stray line
 (``count``, ``court``, ``call``) or gone (anthropics/claude-code#77061, #69529, #64922,
 NousResearch/hermes-agent#35706). The elements are MiniMax-M2's
-(``minimax.decode_minimax`` reads them).
+(``minimax.decode_minimax`` reads them; ``minimax.decode_block`` a block whose closer
+was never written, which ends at its last closed invoke).
 
 The whole block is marked, so it counts where MiniMax's does, prose after it too. Olmo
 3's pythonic calls share its opener; this section comes first and is ruled out as soon
